@@ -1,0 +1,28 @@
+//! Lesson 01: *check-then-act* versus a primary key.
+//!
+//! An event credits an account. It may be delivered many times, to many workers at once; the
+//! account must be credited once. This crate is the lesson itself, written once and run
+//! against both `exercises/01-check-then-act` and `solutions/01-check-then-act`:
+//!
+//! - [`CreditEvent`] and [`Outcome`]: what a handler receives and what it reports;
+//! - [`scenarios`]: the tests, each a story from chapter 1 of the book;
+//! - [`Violation`]: what a scenario caught, worded to teach.
+
+mod event;
+mod judge;
+mod ledger;
+pub mod scenarios;
+mod subject;
+mod violation;
+
+pub use event::{CreditEvent, EventError, Outcome};
+pub use subject::{Handler, Subject};
+pub use violation::{Delivery, Violation, ViolationKind};
+
+/// Where the book explains this lesson; every failure message points here.
+pub const CHAPTER: &str = "chapter 1 of the book (book/src/01-check-then-act.md)";
+
+#[doc(hidden)]
+pub mod __private {
+    pub use sqlx::PgPool;
+}

@@ -1,0 +1,58 @@
+use super::{AMOUNT_CENTS, credit_event, prepare};
+use crate::judge::judge;
+use crate::{Delivery, Handler, Subject, Violation};
+
+/// Rounds per barrier test. One round catches check-then-act only sometimes (how often depends
+/// on the scheduler and the machine's load); many rounds, each a fresh account and event, make
+/// a pass against the broken handler vanishingly unlikely. Measured: see the closing notes of
+/// the repeat command (`cargo repeat 01`).
+pub const BARRIER_ROUNDS: usize = 60;
+
+// ANCHOR: barrier
+/// The essay's test: `workers` tasks wait at a barrier, are released together with the same
+/// event, and the balance must move once. Repeated for [`BARRIER_ROUNDS`] rounds; the first
+/// round that catches a violation ends the test.
+pub async fn barrier<H: Handler>(subject: Subject<H>, workers: usize) -> Result<(), Violation> {
+    let rounds = BARRIER_ROUNDS;
+    let setup = Delivery::Barrier {
+        workers,
+        round: 0,
+        rounds,
+    };
+    let (db, ledger) = prepare(&subject, setup).await?;
+    let pool = db
+        .pool(workers as u32)
+        .await
+        .map_err(Violation::setup(setup))?;
+
+    for round in 1..=rounds {
+        let during = Delivery::Barrier {
+            workers,
+            round,
+            rounds,
+        };
+        let account = format!("acc-{round}");
+        ledger
+            .open_account(&account)
+            .await
+            .map_err(Violation::setup(during))?;
+        let event = credit_event(&format!("evt-{round}"), &account);
+
+        let outcomes = kit::release_together(workers, |_| {
+            subject.handler.call(pool.clone(), event.clone())
+        })
+        .await;
+
+        let credits = ledger
+            .credits(&account, AMOUNT_CENTS)
+            .await
+            .map_err(Violation::setup(during))?;
+        judge(credits, &outcomes).map_err(|kind| Violation {
+            kind,
+            during,
+            trace: None,
+        })?;
+    }
+    Ok(())
+}
+// ANCHOR_END: barrier

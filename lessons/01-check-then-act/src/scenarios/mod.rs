@@ -1,0 +1,34 @@
+//! The lesson's tests, each one a story from chapter 1. Every scenario takes the subject (a
+//! handler and its schema), builds a fresh database, delivers an event, and judges the result.
+
+mod barrier;
+mod forced;
+mod sequential;
+
+pub use barrier::{BARRIER_ROUNDS, barrier};
+pub use forced::forced_interleaving;
+pub use sequential::sequential_redelivery;
+
+use kit::TestDatabase;
+
+use crate::ledger::Ledger;
+use crate::{CreditEvent, Delivery, Handler, Subject, Violation};
+
+/// The amount every scenario credits: the balance divided by it counts the credits.
+const AMOUNT_CENTS: i64 = 100;
+
+/// A fresh database with the subject's schema, and the test's own session on it.
+async fn prepare<H: Handler>(
+    subject: &Subject<H>,
+    during: Delivery,
+) -> Result<(TestDatabase, Ledger), Violation> {
+    let db = TestDatabase::create(&subject.schema)
+        .await
+        .map_err(Violation::setup(during))?;
+    let ledger = Ledger::open(&db).await.map_err(Violation::setup(during))?;
+    Ok((db, ledger))
+}
+
+fn credit_event(id: &str, account: &str) -> CreditEvent {
+    CreditEvent::new(id, account, AMOUNT_CENTS).expect("the scenarios' events are valid")
+}

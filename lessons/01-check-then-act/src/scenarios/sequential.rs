@@ -1,0 +1,34 @@
+use super::{AMOUNT_CENTS, credit_event, prepare};
+use crate::judge::judge;
+use crate::{Delivery, Handler, Subject, Violation};
+
+// ANCHOR: sequential
+/// The test almost everyone writes first: deliver the event, then deliver it again.
+///
+/// It passes against the broken handler too. The second delivery starts after the first has
+/// committed, so the handler's check sees the first one's row; the race needs two deliveries
+/// *inside* the window between check and write, and a sequential test never opens it.
+pub async fn sequential_redelivery<H: Handler>(subject: Subject<H>) -> Result<(), Violation> {
+    let during = Delivery::OneAfterAnother { times: 2 };
+    let (db, ledger) = prepare(&subject, during).await?;
+    ledger
+        .open_account("acc-1")
+        .await
+        .map_err(Violation::setup(during))?;
+    let pool = db.pool(1).await.map_err(Violation::setup(during))?;
+    let event = credit_event("evt-1", "acc-1");
+
+    let first = subject.handler.call(pool.clone(), event.clone()).await;
+    let second = subject.handler.call(pool.clone(), event.clone()).await;
+
+    let credits = ledger
+        .credits("acc-1", AMOUNT_CENTS)
+        .await
+        .map_err(Violation::setup(during))?;
+    judge(credits, &[first, second]).map_err(|kind| Violation {
+        kind,
+        during,
+        trace: None,
+    })
+}
+// ANCHOR_END: sequential

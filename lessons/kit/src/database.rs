@@ -1,0 +1,218 @@
+//! A fresh database per test, cloned from a template that was migrated once per server.
+//!
+//! Cloning (`CREATE DATABASE … TEMPLATE …`) takes a few tens of milliseconds; running the
+//! migrations for every test would take longer and grow with every lesson. Each test owning a
+//! whole database is what lets tests run in parallel without seeing each other's rows.
+
+use std::str::FromStr;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use sqlx::migrate::Migrator;
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::{AssertSqlSafe, Connection, PgConnection};
+
+use crate::server::{Backend, Server, redact_password};
+use crate::{KitError, Schema, server};
+
+/// Any constant both this crate and every other test binary agree on: it names the advisory
+/// lock that serialises template builds when several test processes share one server.
+const TEMPLATE_BUILD_LOCK: i64 = 0x1de9_0be4_7001;
+
+pub struct TestDatabase {
+    name: String,
+    server: &'static Server,
+}
+
+impl TestDatabase {
+    /// A new, empty database with `schema` applied, for one test.
+    pub async fn create(schema: &Schema) -> Result<TestDatabase, KitError> {
+        let server = server()?;
+        let migrator = schema.migrator().await?;
+        let template = format!("wb_template_{}", Schema::fingerprint(&migrator));
+        let mut admin = connect_admin(server).await?;
+        ensure_template(server, &mut admin, &template, &migrator).await?;
+
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let name = format!(
+            "wb_test_{}_{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        // Identifiers cannot be bound as parameters. Both names are built above from hex digits
+        // and numbers only, which is what makes this dynamic SQL safe to assert.
+        sqlx::query(AssertSqlSafe(format!(
+            r#"CREATE DATABASE "{name}" TEMPLATE "{template}""#
+        )))
+        .execute(&mut admin)
+        .await
+        .map_err(KitError::database("CREATE DATABASE for a test"))?;
+        let _ = admin.close().await;
+        Ok(TestDatabase { name, server })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// A pool for the code under test, with `connections` connections already open, so that
+    /// workers released together all start with a connection in hand rather than some of them
+    /// first spending milliseconds on a handshake.
+    pub async fn pool(&self, connections: u32) -> Result<PgPool, KitError> {
+        let pool = PgPoolOptions::new()
+            .max_connections(connections)
+            .min_connections(connections)
+            .connect_with(self.sqlx_options()?)
+            .await
+            .map_err(KitError::database("connect a pool for the code under test"))?;
+        let mut open = Vec::new();
+        for _ in 0..connections {
+            open.push(
+                pool.acquire()
+                    .await
+                    .map_err(KitError::database("open the pool's connections"))?,
+            );
+        }
+        drop(open);
+        Ok(pool)
+    }
+
+    /// A session for the test itself (setup, scripted transactions, observation), on a client
+    /// independent of the code under test.
+    pub async fn session(&self) -> Result<tokio_postgres::Client, KitError> {
+        let mut config = tokio_postgres::Config::from_str(&self.server.url)
+            .map_err(KitError::observer("parse the server URL"))?;
+        config.dbname(&self.name);
+        let (client, connection) = config
+            .connect(tokio_postgres::NoTls)
+            .await
+            .map_err(KitError::observer("connect to the test database"))?;
+        // The connection does the I/O; it ends when the client is dropped or the server
+        // terminates the session (which the fault-injection scenarios do on purpose).
+        tokio::spawn(async move {
+            let _ = connection.await;
+        });
+        Ok(client)
+    }
+
+    fn sqlx_options(&self) -> Result<PgConnectOptions, KitError> {
+        Ok(PgConnectOptions::from_str(&self.server.url)
+            .map_err(KitError::database("parse the server URL"))?
+            .database(&self.name))
+    }
+}
+
+impl Drop for TestDatabase {
+    fn drop(&mut self) {
+        if !self.server.drops_test_databases() {
+            return;
+        }
+        // Drop cannot await, and this may run inside a test's runtime (or while a failed test
+        // unwinds): a plain thread with a runtime of its own can always block.
+        let (server, name) = (self.server, self.name.clone());
+        let _ = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            runtime
+                .block_on(async {
+                    let mut admin = connect_admin(server).await?;
+                    // FORCE ends the sessions the test left open (pools are closed lazily).
+                    sqlx::query(AssertSqlSafe(format!(
+                        r#"DROP DATABASE IF EXISTS "{name}" WITH (FORCE)"#
+                    )))
+                    .execute(&mut admin)
+                    .await
+                    .map_err(KitError::database("DROP DATABASE after a test"))?;
+                    Ok::<_, KitError>(())
+                })
+                .map_err(std::io::Error::other)
+        })
+        .join();
+    }
+}
+
+async fn connect_admin(server: &Server) -> Result<PgConnection, KitError> {
+    let options = PgConnectOptions::from_str(&server.url)
+        .map_err(KitError::database("parse the server URL"))?;
+    PgConnection::connect_with(&options).await.map_err(|source| {
+        if server.backend == Backend::DatabaseUrl {
+            KitError::provision(
+                format!("DATABASE_URL ({})", redact_password(&server.url)),
+                format!(
+                    "{source}. Is the server running and the URL right? Unset DATABASE_URL to let \
+                     the kit start a server of its own"
+                ),
+            )
+        } else {
+            KitError::Database {
+                doing: "connect to the server",
+                source,
+            }
+        }
+    })
+}
+
+/// Builds the template once per server and schema. Several test processes may share a server
+/// (a `DATABASE_URL`, or an instructor running two lessons at once), so the build happens under
+/// an advisory lock, and a template is only marked as one once it is complete.
+async fn ensure_template(
+    server: &Server,
+    admin: &mut PgConnection,
+    template: &str,
+    migrator: &Migrator,
+) -> Result<(), KitError> {
+    if is_template(admin, template).await? {
+        return Ok(());
+    }
+    sqlx::query("SELECT pg_advisory_lock($1)")
+        .bind(TEMPLATE_BUILD_LOCK)
+        .execute(&mut *admin)
+        .await
+        .map_err(KitError::database("take the template-build lock"))?;
+    // Released when `admin` closes, also on the error paths below.
+    if is_template(admin, template).await? {
+        return Ok(());
+    }
+    // A leftover of a build that was interrupted, or whose migrations failed.
+    for statement in [
+        format!(r#"DROP DATABASE IF EXISTS "{template}" WITH (FORCE)"#),
+        format!(r#"CREATE DATABASE "{template}""#),
+    ] {
+        sqlx::query(AssertSqlSafe(statement))
+            .execute(&mut *admin)
+            .await
+            .map_err(KitError::database("create the template database"))?;
+    }
+    let options = PgConnectOptions::from_str(&server.url)
+        .map_err(KitError::database("parse the server URL"))?
+        .database(template);
+    let mut conn = PgConnection::connect_with(&options)
+        .await
+        .map_err(KitError::database("connect to the template database"))?;
+    migrator
+        .run(&mut conn)
+        .await
+        .map_err(|source| KitError::Migrate {
+            dir: "the lesson's migrations".into(),
+            source,
+        })?;
+    let _ = conn.close().await;
+    // No connections allowed: `CREATE DATABASE … TEMPLATE` fails while anyone is connected.
+    sqlx::query(AssertSqlSafe(format!(
+        r#"ALTER DATABASE "{template}" WITH IS_TEMPLATE true ALLOW_CONNECTIONS false"#
+    )))
+    .execute(&mut *admin)
+    .await
+    .map_err(KitError::database("mark the template database"))?;
+    Ok(())
+}
+
+async fn is_template(admin: &mut PgConnection, name: &str) -> Result<bool, KitError> {
+    let found: Option<bool> =
+        sqlx::query_scalar("SELECT datistemplate FROM pg_database WHERE datname = $1")
+            .bind(name)
+            .fetch_optional(admin)
+            .await
+            .map_err(KitError::database("look for the template database"))?;
+    Ok(found == Some(true))
+}

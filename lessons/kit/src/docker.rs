@@ -1,0 +1,136 @@
+//! A throwaway PostgreSQL container, when a Docker engine is running.
+
+use std::io::{Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::os::unix::net::UnixStream;
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use testcontainers_modules::postgres::Postgres;
+use testcontainers_modules::testcontainers::ImageExt;
+use testcontainers_modules::testcontainers::runners::SyncRunner;
+
+use crate::KitError;
+use crate::server::{Backend, Server};
+
+/// The module's default image is PostgreSQL 11, older than the kit supports; pin a current one.
+const IMAGE_TAG: &str = "16-alpine";
+
+/// How long the ping may take. An engine answers in well under a millisecond; a socket that
+/// accepts connections but never answers would otherwise stall testcontainers for two minutes.
+const PING_TIMEOUT: Duration = Duration::from_millis(300);
+
+/// The engine that answered `GET /_ping`, if any.
+pub(crate) fn engine_endpoint() -> Option<String> {
+    candidates()
+        .into_iter()
+        .find(|endpoint| answers_ping(endpoint))
+}
+
+pub(crate) fn start() -> Result<Server, KitError> {
+    let endpoint = engine_endpoint().ok_or_else(|| {
+        KitError::provision(
+            "Docker",
+            "no Docker engine answered a ping (set DOCKER_HOST if yours is not on a standard socket)",
+        )
+    })?;
+    let container = Postgres::default()
+        .with_host_auth()
+        .with_tag(IMAGE_TAG)
+        .with_cmd(["-c", "fsync=off", "-c", "max_connections=300"])
+        .start()
+        .map_err(|e| KitError::provision("Docker", e))?;
+    let host = container
+        .get_host()
+        .map_err(|e| KitError::provision("Docker", e))?;
+    let port = container
+        .get_host_port_ipv4(5432)
+        .map_err(|e| KitError::provision("Docker", e))?;
+    let lifeline = remove_when_this_process_ends(container.id());
+    // Dropping the handle would remove the container at once; the lifeline removes it at exit.
+    std::mem::forget(container);
+    let description = format!(
+        "started a throwaway PostgreSQL container (postgres:{IMAGE_TAG}) through the Docker engine at {endpoint}"
+    );
+    Ok(Server::throwaway(
+        Backend::Docker,
+        format!("postgres://postgres@{host}:{port}/postgres"),
+        description,
+        lifeline,
+    ))
+}
+
+/// testcontainers has no reaper: a container is removed only when its handle is dropped, and a
+/// handle in a static never is. A small process in its own group removes the container when our
+/// end of its stdin closes, which happens however this process ends.
+fn remove_when_this_process_ends(container_id: &str) -> Option<std::process::ChildStdin> {
+    Command::new("sh")
+        .arg("-c")
+        .arg(r#"cat >/dev/null; docker rm -f -v "$1" >/dev/null 2>&1"#)
+        .arg("sh")
+        .arg(container_id)
+        .process_group(0)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()
+        .and_then(|mut child| child.stdin.take())
+}
+
+fn candidates() -> Vec<String> {
+    if let Ok(host) = std::env::var("DOCKER_HOST") {
+        return vec![host];
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let runtime = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from);
+    let mut sockets = vec![PathBuf::from("/var/run/docker.sock")];
+    if let Some(home) = home {
+        sockets.push(home.join(".docker/run/docker.sock"));
+        sockets.push(home.join(".docker/desktop/docker.sock"));
+    }
+    if let Some(runtime) = runtime {
+        sockets.push(runtime.join("docker.sock"));
+    }
+    sockets
+        .into_iter()
+        .filter(|socket| socket.exists())
+        .map(|socket| format!("unix://{}", socket.display()))
+        .collect()
+}
+
+fn answers_ping(endpoint: &str) -> bool {
+    let request = b"GET /_ping HTTP/1.0\r\nHost: docker\r\n\r\n";
+    let mut reply = [0u8; 16];
+    let read = if let Some(path) = endpoint.strip_prefix("unix://") {
+        UnixStream::connect(path).and_then(|mut stream| {
+            stream.set_read_timeout(Some(PING_TIMEOUT))?;
+            stream.set_write_timeout(Some(PING_TIMEOUT))?;
+            stream.write_all(request)?;
+            stream.read(&mut reply)
+        })
+    } else if let Some(address) = endpoint.strip_prefix("tcp://") {
+        address
+            .to_socket_addrs()
+            .and_then(|mut addresses| {
+                addresses
+                    .next()
+                    .ok_or_else(|| std::io::Error::other("no address"))
+            })
+            .and_then(|address| TcpStream::connect_timeout(&address, PING_TIMEOUT))
+            .and_then(|mut stream| {
+                stream.set_read_timeout(Some(PING_TIMEOUT))?;
+                stream.set_write_timeout(Some(PING_TIMEOUT))?;
+                stream.write_all(request)?;
+                stream.read(&mut reply)
+            })
+    } else {
+        return false;
+    };
+    // "HTTP/1.1 200 OK"
+    read.is_ok_and(|n| {
+        reply[..n].starts_with(b"HTTP/1.") && reply[..n].windows(4).any(|w| w == b" 200")
+    })
+}

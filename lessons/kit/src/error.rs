@@ -1,0 +1,71 @@
+use std::time::Duration;
+
+/// Everything that can go wrong in the kit, worded for the person running the tests: each
+/// message says what happened and what to do about it.
+#[derive(Debug, thiserror::Error)]
+pub enum KitError {
+    #[error(
+        "no PostgreSQL server is available for the tests.\n{tried}\nGet one in any of three ways:\n  \
+         1. point DATABASE_URL at a server you run (PostgreSQL 13 or newer), e.g.\n     \
+         DATABASE_URL=postgres://postgres:postgres@localhost:5432/postgres cargo test\n  \
+         2. start a Docker engine (Docker Desktop, Colima or Podman: set DOCKER_HOST for the last two)\n  \
+         3. install the PostgreSQL server binaries (Debian/Ubuntu: apt-get install postgresql; \
+         macOS: brew install postgresql@16)"
+    )]
+    NoServer { tried: String },
+
+    /// The server search already failed earlier in this process; this is its message again.
+    #[error("{0}")]
+    Unavailable(String),
+
+    #[error("could not start a PostgreSQL server from {what}: {detail}")]
+    Provision { what: String, detail: String },
+
+    #[error("the database rejected the kit's {doing}: {source}")]
+    Database {
+        doing: &'static str,
+        #[source]
+        source: sqlx::Error,
+    },
+
+    #[error("the test's observer session failed while {doing}: {source}")]
+    Observer {
+        doing: String,
+        #[source]
+        source: tokio_postgres::Error,
+    },
+
+    #[error("could not read or apply the migrations in {dir}: {source}")]
+    Migrate {
+        dir: String,
+        #[source]
+        source: sqlx::migrate::MigrateError,
+    },
+
+    #[error(
+        "{session} neither finished nor waited on a lock within {waited:?}. The script expected it \
+         to do one or the other; it may be waiting on something the database cannot see (a pool \
+         with no free connection, a sleep, a channel)."
+    )]
+    Stuck { session: String, waited: Duration },
+}
+
+impl KitError {
+    pub(crate) fn database(doing: &'static str) -> impl FnOnce(sqlx::Error) -> KitError {
+        move |source| KitError::Database { doing, source }
+    }
+
+    pub(crate) fn observer(
+        doing: impl Into<String>,
+    ) -> impl FnOnce(tokio_postgres::Error) -> KitError {
+        let doing = doing.into();
+        move |source| KitError::Observer { doing, source }
+    }
+
+    pub(crate) fn provision(what: impl Into<String>, detail: impl ToString) -> KitError {
+        KitError::Provision {
+            what: what.into(),
+            detail: detail.to_string(),
+        }
+    }
+}

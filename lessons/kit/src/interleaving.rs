@@ -1,0 +1,236 @@
+//! Forcing an interleaving instead of hoping for one.
+//!
+//! This is the method of PostgreSQL's isolation tester: every session of the scenario is known
+//! by its backend pid; a step starts only once the previous one has finished or is *seen*
+//! waiting on a lock held by another session of the scenario; and nothing ever sleeps to "give
+//! the other side time". A scenario written this way has one outcome, every run.
+
+use std::fmt;
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use sqlx::PgPool;
+use tokio::task::JoinHandle;
+
+use crate::{KitError, TestDatabase, Trace};
+
+/// How long a step may take to finish or to start waiting. Far longer than any step needs (a
+/// few milliseconds); it only bounds how long a broken script takes to say so.
+const STEP_DEADLINE: Duration = Duration::from_secs(20);
+
+/// How often the observer looks. Cheap: one catalog query on an idle connection.
+const POLL_EVERY: Duration = Duration::from_millis(1);
+
+/// A scripted scenario: its sessions, the observer that watches them, and the trace.
+pub struct Interleaving {
+    observer: tokio_postgres::Client,
+    /// Backend pid → session name, for every session of this scenario (and no other).
+    names: Vec<(i32, String)>,
+    trace: Trace,
+}
+
+/// A session the script drives statement by statement (it holds the locks).
+pub struct Session {
+    name: String,
+    client: tokio_postgres::Client,
+}
+
+/// The code under test, running in a task of its own on a one-connection pool.
+pub struct Worker<T> {
+    name: String,
+    state: StepState<T>,
+    task: Option<JoinHandle<T>>,
+}
+
+/// Where a step stands once the script has looked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StepState<T> {
+    /// Waiting on a lock held by these sessions.
+    Waiting {
+        on: Vec<String>,
+    },
+    Finished(T),
+}
+
+impl Interleaving {
+    pub async fn new(db: &TestDatabase) -> Result<Interleaving, KitError> {
+        Ok(Interleaving {
+            observer: db.session().await?,
+            names: Vec::new(),
+            trace: Trace::default(),
+        })
+    }
+
+    /// Opens a scripted session named `name`.
+    pub async fn session(&mut self, db: &TestDatabase, name: &str) -> Result<Session, KitError> {
+        let client = db.session().await?;
+        let row = client
+            .query_one("SELECT pg_backend_pid()", &[])
+            .await
+            .map_err(KitError::observer(format!("opening session {name}")))?;
+        self.names.push((row.get(0), name.to_string()));
+        Ok(Session {
+            name: name.to_string(),
+            client,
+        })
+    }
+
+    /// Runs `sql` in `session`, which must not have to wait (a scripted session only ever
+    /// takes locks nobody else holds yet), and records it.
+    pub async fn step(&mut self, session: &Session, sql: &str) -> Result<(), KitError> {
+        session
+            .client
+            .batch_execute(sql)
+            .await
+            .map_err(KitError::observer(format!("{}: {sql}", session.name)))?;
+        self.trace.step(&session.name, sql);
+        Ok(())
+    }
+
+    /// Starts `run` (the code under test) as `name` on `pool`, which must have exactly one
+    /// connection so that the session it runs in is known, and waits until it has either
+    /// finished or is waiting on a lock. `shown_as` is how the trace names the call.
+    pub async fn start<T, Fut>(
+        &mut self,
+        name: &str,
+        pool: &PgPool,
+        shown_as: impl fmt::Display,
+        run: impl FnOnce(PgPool) -> Fut,
+    ) -> Result<Worker<T>, KitError>
+    where
+        Fut: Future<Output = T> + Send + 'static,
+        T: Send + 'static,
+    {
+        assert_eq!(
+            pool.options().get_max_connections(),
+            1,
+            "a worker's pool needs exactly one connection, or its backend pid is unknown"
+        );
+        let pid: i32 = sqlx::query_scalar("SELECT pg_backend_pid()")
+            .fetch_one(pool)
+            .await
+            .map_err(KitError::database("read a worker's backend pid"))?;
+        self.names.push((pid, name.to_string()));
+
+        let mut task = tokio::spawn(run(pool.clone()));
+        let state = self
+            .wait_until_waiting_or_finished(name, pid, &mut task)
+            .await?;
+        match &state {
+            StepState::Waiting { on } => self
+                .trace
+                .step(name, format!("{shown_as} <waiting on {}>", on.join(", "))),
+            StepState::Finished(_) => self.trace.step(name, shown_as),
+        }
+        let task = matches!(state, StepState::Waiting { .. }).then_some(task);
+        Ok(Worker {
+            name: name.to_string(),
+            state,
+            task,
+        })
+    }
+
+    /// Waits for `worker` to finish and records its result, as `describe` words it.
+    pub async fn finish<T>(
+        &mut self,
+        worker: Worker<T>,
+        describe: impl FnOnce(&T) -> String,
+    ) -> Result<T, KitError> {
+        let result = match (worker.state, worker.task) {
+            (StepState::Finished(result), _) => result,
+            (StepState::Waiting { .. }, Some(task)) => {
+                match tokio::time::timeout(STEP_DEADLINE, task).await {
+                    Ok(Ok(result)) => result,
+                    Ok(Err(e)) => std::panic::resume_unwind(e.into_panic()),
+                    Err(_) => {
+                        return Err(KitError::Stuck {
+                            session: worker.name,
+                            waited: STEP_DEADLINE,
+                        });
+                    }
+                }
+            }
+            (StepState::Waiting { .. }, None) => unreachable!("a waiting worker keeps its task"),
+        };
+        self.trace
+            .step(&worker.name, format!("<done> {}", describe(&result)));
+        Ok(result)
+    }
+
+    /// Records a line that belongs to no session (the checks after the script, say).
+    pub fn note(&mut self, what: impl fmt::Display) {
+        self.trace.note(what);
+    }
+
+    pub fn trace(&self) -> &Trace {
+        &self.trace
+    }
+
+    async fn wait_until_waiting_or_finished<T>(
+        &self,
+        name: &str,
+        pid: i32,
+        task: &mut JoinHandle<T>,
+    ) -> Result<StepState<T>, KitError> {
+        let started = Instant::now();
+        loop {
+            if task.is_finished() {
+                return match task.await {
+                    Ok(result) => Ok(StepState::Finished(result)),
+                    Err(e) => std::panic::resume_unwind(e.into_panic()),
+                };
+            }
+            let on = self.blocking(name, pid).await?;
+            if !on.is_empty() {
+                return Ok(StepState::Waiting { on });
+            }
+            if started.elapsed() > STEP_DEADLINE {
+                return Err(KitError::Stuck {
+                    session: name.to_string(),
+                    waited: STEP_DEADLINE,
+                });
+            }
+            tokio::time::sleep(POLL_EVERY).await;
+        }
+    }
+
+    /// The sessions `pid` is waiting on, by name. `pg_blocking_pids` is the server's own
+    /// answer to "who holds the lock I want", so this never guesses from timing.
+    async fn blocking(&self, name: &str, pid: i32) -> Result<Vec<String>, KitError> {
+        let row = self
+            .observer
+            .query_one("SELECT pg_blocking_pids($1)", &[&pid])
+            .await
+            .map_err(KitError::observer(format!("watching {name}")))?;
+        let pids: Vec<i32> = row.get(0);
+        let mut on = Vec::new();
+        for (known_pid, known_name) in &self.names {
+            if pids.contains(known_pid) && !on.contains(known_name) {
+                on.push(known_name.clone());
+            }
+        }
+        for pid in pids {
+            if !self.names.iter().any(|(known, _)| *known == pid) {
+                on.push(format!("pid {pid}, a session outside this test"));
+            }
+        }
+        Ok(on)
+    }
+}
+
+impl Session {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl<T> Worker<T> {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Whether the worker was waiting on a lock when the script last looked.
+    pub fn was_waiting(&self) -> bool {
+        matches!(self.state, StepState::Waiting { .. })
+    }
+}

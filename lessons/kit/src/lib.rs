@@ -1,0 +1,31 @@
+//! The workbook's test kit: a real PostgreSQL for every test, and the tools to make a race
+//! happen on purpose instead of by luck.
+//!
+//! - [`server`] finds a server once per test process (`DATABASE_URL`, a Docker engine, or the
+//!   PostgreSQL binaries installed on this machine) and says which one it picked.
+//! - [`TestDatabase`] hands each test its own database, cloned from a template that was migrated
+//!   once, so tests run in parallel and never see each other's rows.
+//! - [`Interleaving`] scripts concurrent sessions the way PostgreSQL's isolation tester does: a
+//!   step only starts once the previous one has finished or is *seen* waiting on a lock, and every
+//!   step is written to a [`Trace`] a student can read line by line.
+//! - [`release_together`] is the essay's barrier: N tasks, one starting gun.
+//!
+//! Nothing here knows about any lesson; lessons build their scenarios from these parts.
+
+mod barrier;
+mod database;
+mod docker;
+mod error;
+mod interleaving;
+mod local_cluster;
+mod schema;
+mod server;
+mod trace;
+
+pub use barrier::release_together;
+pub use database::TestDatabase;
+pub use error::KitError;
+pub use interleaving::{Interleaving, Session, StepState, Worker};
+pub use schema::Schema;
+pub use server::{Backend, Server, server};
+pub use trace::Trace;

@@ -1,0 +1,266 @@
+//! A throwaway PostgreSQL cluster started from the server binaries installed on this machine.
+//!
+//! It listens only on a unix socket in a private temporary directory (no TCP port to collide
+//! on), runs with durability off (a test database is worth nothing after the test), and is
+//! removed when the test process ends, even if it is killed.
+
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::KitError;
+use crate::server::{Backend, Server};
+
+/// The oldest server the kit supports: `DROP DATABASE … WITH (FORCE)` arrived in 13.
+const MINIMUM_MAJOR_VERSION: u32 = 13;
+
+/// Owns the cluster's lifetime. It starts the server, prints `ready`, then waits for its stdin
+/// to close, which happens when the test process exits for any reason (even SIGKILL, which no
+/// destructor survives), and only then stops the server and deletes its directory. It runs in a
+/// process group of its own, so a Ctrl-C aimed at the tests does not kill it before it cleans up.
+const WATCHDOG: &str = r#"
+bindir=$1 template=$2 run=$3
+stop_and_remove() {
+    "$bindir/pg_ctl" stop -D "$run/data" -m immediate >/dev/null 2>&1
+    rm -rf "$run"
+}
+if ! cp -R -p "$template" "$run/data"; then
+    echo "could not copy the initialised data directory $template"; rm -rf "$run"; exit 1
+fi
+if ! "$bindir/pg_ctl" start -w -t 60 -D "$run/data" -l "$run/server.log" \
+    -o "-k '$run' -c listen_addresses='' -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+    >/dev/null 2>&1; then
+    echo "the server did not start; its log says:"; tail -n 20 "$run/server.log"
+    stop_and_remove; exit 1
+fi
+echo ready
+cat >/dev/null
+stop_and_remove
+"#;
+
+pub(crate) fn start() -> Result<Server, KitError> {
+    let bindir = find_bindir().ok_or_else(|| {
+        KitError::provision(
+            "local binaries",
+            "no initdb/pg_ctl found (looked in PATH, `pg_config --bindir`, /usr/lib/postgresql/*/bin \
+             and Homebrew's prefixes)",
+        )
+    })?;
+    let major = major_version(&bindir)?;
+    let owner = ServerOwner::for_this_process()?;
+    let template = initialised_data_directory(&bindir, major, &owner)?;
+
+    // A short path: unix socket paths are limited to about 100 bytes (103 on macOS).
+    let run = tempfile::Builder::new()
+        .prefix("wbpg-")
+        .tempdir_in("/tmp")
+        .map_err(|e| KitError::provision("local binaries", e))?
+        .keep();
+    owner.take_ownership_of(&run)?;
+
+    let mut watchdog = owner
+        .command("sh")
+        .arg("-c")
+        .arg(WATCHDOG)
+        .arg("sh")
+        .args([&bindir, &template, &run])
+        .current_dir(&run)
+        .process_group(0)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| KitError::provision("local binaries", format!("could not run sh: {e}")))?;
+
+    let mut said = String::new();
+    let mut stdout = BufReader::new(watchdog.stdout.take().expect("stdout is piped"));
+    while stdout.read_line(&mut said).unwrap_or(0) > 0 && !said.ends_with("ready\n") {}
+    if !said.ends_with("ready\n") {
+        return Err(KitError::provision(
+            format!("the binaries in {}", bindir.display()),
+            said.trim(),
+        ));
+    }
+
+    let socket_dir = run.display().to_string().replace('/', "%2F");
+    Ok(Server::throwaway(
+        Backend::LocalBinaries,
+        format!("postgresql://postgres@{socket_dir}:5432/postgres"),
+        format!(
+            "started a throwaway PostgreSQL {major} from {} (socket in {}), removed when the tests end",
+            bindir.display(),
+            run.display()
+        ),
+        watchdog.stdin.take(),
+    ))
+}
+
+/// `initdb` takes about a second; copying its result takes a fifth of that. The result is kept
+/// per server version and per user in /tmp and copied for every test process.
+fn initialised_data_directory(
+    bindir: &Path,
+    major: u32,
+    owner: &ServerOwner,
+) -> Result<PathBuf, KitError> {
+    let cached = PathBuf::from(format!(
+        "/tmp/idempotency-workbook-initdb-pg{major}-uid{}",
+        owner.uid
+    ));
+    if cached.join("PG_VERSION").exists() {
+        return Ok(cached);
+    }
+    let fresh = PathBuf::from(format!("{}.{}", cached.display(), std::process::id()));
+    let output = owner
+        .command(bindir.join("initdb"))
+        .args(["--auth=trust", "--no-sync", "--encoding=UTF8", "--locale=C"])
+        .args(["--username=postgres", "--pgdata"])
+        .arg(&fresh)
+        .current_dir("/tmp")
+        .output()
+        .map_err(|e| KitError::provision("initdb", e))?;
+    if !output.status.success() {
+        let _ = std::fs::remove_dir_all(&fresh);
+        return Err(KitError::provision(
+            "initdb",
+            String::from_utf8_lossy(&output.stderr).trim(),
+        ));
+    }
+    // rename(2) is atomic and refuses to replace a non-empty directory, so when two test
+    // processes initialise at once, one wins and the other throws its copy away.
+    if std::fs::rename(&fresh, &cached).is_err() {
+        let _ = std::fs::remove_dir_all(&fresh);
+    }
+    Ok(cached)
+}
+
+/// The user the server runs as. `initdb` and `postgres` refuse to run as root (a server bug
+/// must not own the machine), so when the tests run as root, the server runs as `postgres`.
+struct ServerOwner {
+    uid: u32,
+    gid: u32,
+    switch_user: bool,
+}
+
+impl ServerOwner {
+    fn for_this_process() -> Result<ServerOwner, KitError> {
+        let me = nix::unistd::geteuid();
+        if !me.is_root() {
+            return Ok(ServerOwner {
+                uid: me.as_raw(),
+                gid: nix::unistd::getegid().as_raw(),
+                switch_user: false,
+            });
+        }
+        match nix::unistd::User::from_name("postgres") {
+            Ok(Some(user)) => Ok(ServerOwner {
+                uid: user.uid.as_raw(),
+                gid: user.gid.as_raw(),
+                switch_user: true,
+            }),
+            _ => Err(KitError::provision(
+                "local binaries",
+                "the tests run as root, and PostgreSQL refuses to run as root. Create a `postgres` \
+                 user (the Debian/Ubuntu package does: apt-get install postgresql), run the tests \
+                 as an ordinary user, or set DATABASE_URL",
+            )),
+        }
+    }
+
+    fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut command = Command::new(program);
+        if self.switch_user {
+            command.uid(self.uid).gid(self.gid);
+        }
+        command
+    }
+
+    fn take_ownership_of(&self, dir: &Path) -> Result<(), KitError> {
+        if self.switch_user {
+            std::os::unix::fs::chown(dir, Some(self.uid), Some(self.gid))
+                .map_err(|e| KitError::provision("local binaries", e))?;
+        }
+        Ok(())
+    }
+}
+
+fn major_version(bindir: &Path) -> Result<u32, KitError> {
+    let output = Command::new(bindir.join("pg_ctl"))
+        .arg("--version")
+        .output()
+        .map_err(|e| KitError::provision("pg_ctl --version", e))?;
+    // "pg_ctl (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)"
+    let text = String::from_utf8_lossy(&output.stdout);
+    let major = text
+        .split_whitespace()
+        .nth(2)
+        .and_then(|version| version.split('.').next())
+        .and_then(|major| major.parse::<u32>().ok())
+        .ok_or_else(|| {
+            KitError::provision("pg_ctl --version", format!("unexpected output {text:?}"))
+        })?;
+    if major < MINIMUM_MAJOR_VERSION {
+        return Err(KitError::provision(
+            format!("the binaries in {}", bindir.display()),
+            format!(
+                "they are PostgreSQL {major}; the workbook needs {MINIMUM_MAJOR_VERSION} or newer. \
+                 Set {}=docker to use a container, or DATABASE_URL to use another server",
+                crate::server::BACKEND_VAR
+            ),
+        ));
+    }
+    Ok(major)
+}
+
+fn find_bindir() -> Option<PathBuf> {
+    let has_server = |dir: &Path| dir.join("initdb").is_file() && dir.join("pg_ctl").is_file();
+    let from_pg_config = Command::new("pg_config")
+        .arg("--bindir")
+        .output()
+        .ok()
+        .map(|out| PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()));
+    let from_path = std::env::var_os("PATH")
+        .map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
+        .unwrap_or_default();
+    let mut well_known = Vec::new();
+    for pattern in ["/usr/lib/postgresql", "/opt/homebrew/opt", "/usr/local/opt"] {
+        if let Ok(entries) = std::fs::read_dir(pattern) {
+            let mut dirs: Vec<PathBuf> = entries
+                .filter_map(|entry| entry.ok().map(|e| e.path()))
+                .filter(|p| pattern == "/usr/lib/postgresql" || is_homebrew_postgres(p))
+                .map(|p| p.join("bin"))
+                .collect();
+            // Newest version first: "17" sorts after "15", "postgresql@17" after "postgresql@15".
+            dirs.sort_by_key(|p| std::cmp::Reverse(version_of(p)));
+            well_known.extend(dirs);
+        }
+    }
+    from_pg_config
+        .into_iter()
+        .chain(from_path)
+        .chain(well_known)
+        .find(|dir| has_server(dir))
+        // pg_ctl finds `postgres` beside its real path; resolve symlinks such as /usr/local/bin.
+        .map(|dir| {
+            std::fs::canonicalize(dir.join("pg_ctl"))
+                .ok()
+                .and_then(|real| real.parent().map(Path::to_path_buf))
+                .unwrap_or(dir)
+        })
+}
+
+fn is_homebrew_postgres(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| name.starts_with("postgresql"))
+}
+
+fn version_of(bindir: &Path) -> u32 {
+    bindir
+        .parent()
+        .and_then(|p| p.file_name())
+        .and_then(|name| name.to_str())
+        .map(|name| name.trim_start_matches("postgresql@"))
+        .and_then(|version| version.parse().ok())
+        .unwrap_or(0)
+}
