@@ -28,7 +28,7 @@ pub enum ViolationKind {
     /// The account was credited once, but the outcomes reported say otherwise.
     MisreportedOutcome { applied_reports: usize },
     /// The test could not run at all (no database, a migration that does not apply, …).
-    Setup(KitError),
+    Setup(Box<KitError>),
 }
 
 /// How the event reached the handler.
@@ -49,7 +49,7 @@ pub enum Delivery {
 impl Violation {
     pub(crate) fn setup(during: Delivery) -> impl FnOnce(KitError) -> Violation {
         move |error| Violation {
-            kind: ViolationKind::Setup(error),
+            kind: ViolationKind::Setup(Box::new(error)),
             during,
             trace: None,
         }
