@@ -87,9 +87,10 @@ impl fmt::Display for Violation {
             ViolationKind::CreditedMoreThanOnce { credits } => write!(
                 f,
                 "the event {during}; the balance was credited {credits} times (expected 1).\n\
-                 Several workers checked processed_events before any of them wrote to it, so \
-                 each decided the event was new: the check and the write are two steps, and \
-                 nothing stopped another worker from landing between them.\n\
+                 Each of those workers looked in processed_events while no delivery had \
+                 committed its row yet, found nothing, and went on to credit. Looking and \
+                 writing are separate statements, and the schema has no rule that refuses the \
+                 second row.\n\
                  Next: let the database decide. Make processed_events.event_id a key \
                  (migrations/) and record the event inside the credit's transaction. See {CHAPTER}, \
                  \"The race\"."
@@ -98,9 +99,9 @@ impl fmt::Display for Violation {
                 f,
                 "the event {during}; the balance was credited once (the key works), but \
                  {errors} delivery(ies) returned an error: {example}\n\
-                 A duplicate delivery is not a failure. A broker that sees an error redelivers \
-                 the event, which fails again, until it is dead-lettered: a valid event reported \
-                 as broken.\n\
+                 A duplicate delivery is not a failure. Its sender reads an error as \
+                 \"not processed\": it retries, raises alerts, and may dead-letter an event that \
+                 was applied long ago.\n\
                  Next: treat a unique violation on processed_events (SQLSTATE 23505) as \
                  Outcome::AlreadyApplied, and keep every other error an error. See {CHAPTER}, \
                  \"Losing cleanly\"."

@@ -134,3 +134,46 @@ fn answers_ping(endpoint: &str) -> bool {
         reply[..n].starts_with(b"HTTP/1.") && reply[..n].windows(4).any(|w| w == b" 200")
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+    use std::os::unix::net::UnixListener;
+
+    use super::answers_ping;
+
+    fn socket_in(dir: &tempfile::TempDir) -> (String, std::path::PathBuf) {
+        let path = dir.path().join("docker.sock");
+        (format!("unix://{}", path.display()), path)
+    }
+
+    #[test]
+    fn a_socket_that_accepts_but_never_answers_is_not_an_engine() {
+        let dir = tempfile::tempdir().unwrap();
+        let (endpoint, path) = socket_in(&dir);
+        // The kernel accepts connections into the backlog; nobody ever reads or replies.
+        let _listener = UnixListener::bind(&path).unwrap();
+        assert!(!answers_ping(&endpoint));
+    }
+
+    #[test]
+    fn a_socket_that_answers_the_ping_is_an_engine() {
+        let dir = tempfile::tempdir().unwrap();
+        let (endpoint, path) = socket_in(&dir);
+        let listener = UnixListener::bind(&path).unwrap();
+        let engine = std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            stream
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nOK")
+                .unwrap();
+        });
+        assert!(answers_ping(&endpoint));
+        engine.join().unwrap();
+    }
+
+    #[test]
+    fn no_socket_is_no_engine() {
+        assert!(!answers_ping("unix:///nonexistent/docker.sock"));
+        assert!(!answers_ping("ssh://somewhere"));
+    }
+}

@@ -29,7 +29,7 @@ if ! cp -R -p "$template" "$run/data"; then
     echo "could not copy the initialised data directory $template"; rm -rf "$run"; exit 1
 fi
 if ! "$bindir/pg_ctl" start -w -t 60 -D "$run/data" -l "$run/server.log" \
-    -o "-k '$run' -c listen_addresses='' -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+    -o "-k '$run' -c listen_addresses='' -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_wal_size=4GB" \
     >/dev/null 2>&1; then
     echo "the server did not start; its log says:"; tail -n 20 "$run/server.log"
     stop_and_remove; exit 1

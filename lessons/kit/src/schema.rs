@@ -16,7 +16,8 @@ pub struct Schema {
 
 impl Schema {
     /// The migrations of every directory, applied in version order. Versions must be unique
-    /// across directories (the base schema uses 1xx, a lesson's own change 9xx, say).
+    /// across directories: the base schema numbers its files from 0001, a lesson's own change
+    /// from 0100.
     pub fn from_dirs<P: Into<PathBuf>>(dirs: impl IntoIterator<Item = P>) -> Schema {
         Schema {
             dirs: dirs.into_iter().map(Into::into).collect(),

@@ -4,8 +4,8 @@ use crate::{Delivery, Handler, Subject, Violation};
 
 /// Rounds per barrier test. One round catches check-then-act only sometimes (how often depends
 /// on the scheduler and the machine's load); many rounds, each a fresh account and event, make
-/// a pass against the broken handler vanishingly unlikely. Measured: see the closing notes of
-/// the repeat command (`cargo repeat 01`).
+/// a pass against the broken handler vanishingly unlikely. `cargo repeat 01` measures both: how
+/// many runs caught the exercise, and what share of rounds did.
 pub const BARRIER_ROUNDS: usize = 60;
 
 // ANCHOR: barrier

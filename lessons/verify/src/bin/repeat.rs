@@ -4,6 +4,7 @@
 
 use std::process::ExitCode;
 
+use check_then_act::{Delivery, scenarios};
 use verify::Lesson;
 use verify::lesson_01::{self, RaceTest};
 
@@ -22,21 +23,20 @@ async fn main() -> ExitCode {
         "lesson {} ({}), {runs} runs of each race test",
         lesson.id, lesson.title
     );
-    println!("{:<34} {:<26} solution", "", "exercise");
+    println!("{:<34} {:<30} solution", "", "exercise");
     let mut all_good = true;
     for test in lesson_01::RACE_TESTS {
-        let (caught, first_other) = count_caught(test, runs).await;
-        let passed = count_passed(test, runs).await;
-        let caught_column = format!("{caught}/{runs} caught");
+        let caught = count_caught(test, runs).await;
+        let (passed, first_failure) = count_passed(test, runs).await;
         println!(
-            "{:<34} {caught_column:<26} {}/{runs} passed",
+            "{:<34} {:<30} {passed}/{runs} passed",
             test.name(),
-            passed.0
+            caught.column()
         );
-        for note in [first_other, passed.1].into_iter().flatten() {
+        all_good &= caught.caught == runs && passed == runs;
+        for note in [caught.first_other, first_failure].into_iter().flatten() {
             println!("    first unexpected result: {note}");
         }
-        all_good &= caught == runs && passed.0 == runs;
     }
     if all_good {
         ExitCode::SUCCESS
@@ -45,21 +45,64 @@ async fn main() -> ExitCode {
     }
 }
 
-/// How many runs failed the exercise for the intended reason, and the first run that did not.
-async fn count_caught(test: RaceTest, runs: usize) -> (usize, Option<String>) {
-    let (mut caught, mut first_other) = (0, None);
+/// What the runs against the exercise found.
+struct Caught {
+    runs: usize,
+    /// Runs that failed for the lesson's reason.
+    caught: usize,
+    /// Barrier rounds played in all runs, and how many of them caught the race: a run stops at
+    /// the first round that does.
+    rounds_played: usize,
+    /// The first run that passed, or failed for another reason.
+    first_other: Option<String>,
+}
+
+impl Caught {
+    fn column(&self) -> String {
+        let runs = self.runs;
+        let mut text = format!("{}/{runs} caught", self.caught);
+        if self.rounds_played > self.runs {
+            let share = 100.0 * self.caught as f64 / self.rounds_played as f64;
+            text.push_str(&format!(" ({share:.0}% of rounds)"));
+        }
+        text
+    }
+}
+
+async fn count_caught(test: RaceTest, runs: usize) -> Caught {
+    let mut found = Caught {
+        runs,
+        caught: 0,
+        rounds_played: 0,
+        first_other: None,
+    };
     for _ in 0..runs {
-        match test.run(lesson_01::exercise()).await {
-            Err(violation) if lesson_01::is_intended(&violation.kind) => caught += 1,
+        let result = test.run(lesson_01::exercise()).await;
+        found.rounds_played += match &result {
+            Err(violation) => match violation.during {
+                Delivery::Barrier { round, .. } => round,
+                _ => 1,
+            },
+            Ok(()) => match test {
+                RaceTest::Barrier { .. } => scenarios::BARRIER_ROUNDS,
+                RaceTest::ForcedInterleaving => 1,
+            },
+        };
+        match result {
+            Err(violation) if lesson_01::is_intended(&violation.kind) => found.caught += 1,
             Err(violation) => {
-                first_other.get_or_insert(format!("exercise: {violation}"));
+                found
+                    .first_other
+                    .get_or_insert(format!("exercise: {violation}"));
             }
             Ok(()) => {
-                first_other.get_or_insert("exercise: passed (the race was missed)".into());
+                found
+                    .first_other
+                    .get_or_insert("exercise: passed (the race was missed)".into());
             }
         }
     }
-    (caught, first_other)
+    found
 }
 
 async fn count_passed(test: RaceTest, runs: usize) -> (usize, Option<String>) {

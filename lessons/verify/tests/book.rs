@@ -1,0 +1,74 @@
+//! The book shows code only by `{{#include file:anchor}}` from compiled, tested files. mdBook
+//! silently includes nothing for a missing file or anchor, so a renamed anchor would leave an
+//! empty listing in the book with a green build. This test makes that red.
+
+use std::path::{Path, PathBuf};
+
+use verify::workspace_root;
+
+#[test]
+fn every_include_in_the_book_finds_its_file_and_anchor() {
+    let chapters = workspace_root().join("book/src");
+    let mut problems = Vec::new();
+    let mut includes = 0;
+    for chapter in markdown_files(&chapters) {
+        let text = std::fs::read_to_string(&chapter).unwrap();
+        for target in include_targets(&text) {
+            includes += 1;
+            if let Err(problem) = check(&chapter, target) {
+                problems.push(format!(
+                    "{}: {{{{#include {target}}}}}: {problem}",
+                    chapter.display()
+                ));
+            }
+        }
+    }
+    assert!(includes > 0, "the book includes no code at all");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The text between `{{#include ` and `}}`, for every include in `markdown`.
+fn include_targets(markdown: &str) -> Vec<&str> {
+    markdown
+        .split("{{#include ")
+        .skip(1)
+        .filter_map(|rest| rest.split_once("}}").map(|(target, _)| target.trim()))
+        .collect()
+}
+
+fn check(chapter: &Path, target: &str) -> Result<(), String> {
+    let (path, selector) = match target.split_once(':') {
+        Some((path, selector)) => (path, Some(selector)),
+        None => (target, None),
+    };
+    let file = chapter.parent().unwrap().join(path);
+    let text = std::fs::read_to_string(&file).map_err(|e| format!("cannot read {path}: {e}"))?;
+    match selector {
+        // A line range such as `5:` or `3:10`: the first line must exist.
+        Some(range) if range.starts_with(|c: char| c.is_ascii_digit()) => {
+            let first: usize = range.split(':').next().unwrap().parse().unwrap_or(1);
+            if text.lines().count() < first {
+                return Err(format!("{path} has fewer than {first} lines"));
+            }
+        }
+        Some(anchor) => {
+            let begins = text.contains(&format!("ANCHOR: {anchor}\n"));
+            let ends = text.contains(&format!("ANCHOR_END: {anchor}\n"));
+            if !(begins && ends) {
+                return Err(format!("{path} has no complete anchor {anchor:?}"));
+            }
+        }
+        None => {}
+    }
+    Ok(())
+}
+
+fn markdown_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
+        .collect();
+    files.sort();
+    files
+}
