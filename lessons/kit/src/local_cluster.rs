@@ -102,6 +102,8 @@ pub(crate) fn start() -> Result<Server, KitError> {
 fn fastest_scratch_space() -> &'static Path {
     const ROOM_NEEDED: u64 = 1 << 30;
     let shm = Path::new("/dev/shm");
+    // The field types differ between platforms (u64 on Linux, u32 on macOS).
+    #[allow(clippy::useless_conversion)]
     let roomy = nix::sys::statvfs::statvfs(shm).is_ok_and(|fs| {
         u64::from(fs.blocks_available()) * u64::from(fs.fragment_size()) >= ROOM_NEEDED
     });
