@@ -7,7 +7,7 @@
 use std::str::FromStr;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use sqlx::migrate::Migrator;
+use sqlx::migrate::{MigrateError, Migrator};
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{AssertSqlSafe, Connection, PgConnection};
 
@@ -30,7 +30,7 @@ impl TestDatabase {
         let migrator = schema.migrator().await?;
         let template = format!("wb_template_{}", Schema::fingerprint(&migrator));
         let mut admin = connect_admin(server).await?;
-        ensure_template(server, &mut admin, &template, &migrator).await?;
+        ensure_template(server, &mut admin, &template, schema, &migrator).await?;
 
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let name = format!(
@@ -159,6 +159,7 @@ async fn ensure_template(
     server: &Server,
     admin: &mut PgConnection,
     template: &str,
+    schema: &Schema,
     migrator: &Migrator,
 ) -> Result<(), KitError> {
     if is_template(admin, template).await? {
@@ -192,9 +193,19 @@ async fn ensure_template(
     migrator
         .run(&mut conn)
         .await
-        .map_err(|source| KitError::Migrate {
-            dir: "the lesson's migrations".into(),
-            source,
+        .map_err(|error| match error {
+            MigrateError::ExecuteMigration(error, version) => KitError::MigrationFailed {
+                file: schema.file_of(version),
+                // The server's own words; sqlx's rendering adds a position that counts from
+                // the start of its migration batch, not of the student's file.
+                error: error
+                    .as_database_error()
+                    .map_or_else(|| error.to_string(), |e| e.message().to_string()),
+            },
+            other => KitError::MigrationFailed {
+                file: "one of the lesson's migrations".into(),
+                error: other.to_string(),
+            },
         })?;
     let _ = conn.close().await;
     // No connections allowed: `CREATE DATABASE … TEMPLATE` fails while anyone is connected.

@@ -18,7 +18,7 @@ pub enum KitError {
     #[error("{0}")]
     Unavailable(String),
 
-    #[error("could not start a PostgreSQL server from {what}: {detail}")]
+    #[error("could not get a PostgreSQL server from {what}: {detail}")]
     Provision { what: String, detail: String },
 
     #[error("the database rejected the kit's {doing}: {source}")]
@@ -35,12 +35,15 @@ pub enum KitError {
         source: tokio_postgres::Error,
     },
 
-    #[error("could not read or apply the migrations in {dir}: {source}")]
+    #[error("could not read the migrations in {dir}: {source}")]
     Migrate {
         dir: String,
         #[source]
         source: sqlx::migrate::MigrateError,
     },
+
+    #[error("the migration {file} does not apply: {error}\nFix the SQL and run the tests again.")]
+    MigrationFailed { file: String, error: String },
 
     #[error(
         "{session} neither finished nor waited on a lock within {waited:?}. The script expected it \

@@ -39,7 +39,31 @@ impl Schema {
             migrations.extend(loaded.iter().cloned());
         }
         migrations.sort_by_key(|migration| migration.version);
+        if let Some(pair) = migrations.windows(2).find(|w| w[0].version == w[1].version) {
+            return Err(KitError::MigrationFailed {
+                file: self.file_of(pair[0].version),
+                error: format!(
+                    "two migrations have version {}; the base schema and a lesson's own \
+                     migrations must number their files differently",
+                    pair[0].version
+                ),
+            });
+        }
         Ok(Migrator::with_migrations(migrations))
+    }
+
+    /// The file that holds migration `version`, for error messages ("0100_key.sql" → 100).
+    pub(crate) fn file_of(&self, version: i64) -> String {
+        for dir in &self.dirs {
+            for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let digits: String = name.chars().take_while(char::is_ascii_digit).collect();
+                if digits.parse::<i64>() == Ok(version) {
+                    return entry.path().display().to_string();
+                }
+            }
+        }
+        format!("migration {version}")
     }
 
     /// Names the template database: a changed migration yields a new template, never a stale one.
