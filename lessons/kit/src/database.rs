@@ -101,11 +101,11 @@ impl TestDatabase {
     }
 }
 
+/// Dropped after every test, on every kind of server: on a `DATABASE_URL` server they would pile
+/// up for good, and a throwaway cluster lives in memory (/dev/shm) for as long as its process,
+/// which for `cargo repeat` means thousands of tests.
 impl Drop for TestDatabase {
     fn drop(&mut self) {
-        if !self.server.drops_test_databases() {
-            return;
-        }
         // Drop cannot await, and this may run inside a test's runtime (or while a failed test
         // unwinds): a plain thread with a runtime of its own can always block.
         let (server, name) = (self.server, self.name.clone());
@@ -190,23 +190,20 @@ async fn ensure_template(
     let mut conn = PgConnection::connect_with(&options)
         .await
         .map_err(KitError::database("connect to the template database"))?;
-    migrator
-        .run(&mut conn)
-        .await
-        .map_err(|error| match error {
-            MigrateError::ExecuteMigration(error, version) => KitError::MigrationFailed {
-                file: schema.file_of(version),
-                // The server's own words; sqlx's rendering adds a position that counts from
-                // the start of its migration batch, not of the student's file.
-                error: error
-                    .as_database_error()
-                    .map_or_else(|| error.to_string(), |e| e.message().to_string()),
-            },
-            other => KitError::MigrationFailed {
-                file: "one of the lesson's migrations".into(),
-                error: other.to_string(),
-            },
-        })?;
+    migrator.run(&mut conn).await.map_err(|error| match error {
+        MigrateError::ExecuteMigration(error, version) => KitError::MigrationFailed {
+            file: schema.file_of(version),
+            // The server's own words; sqlx's rendering adds a position that counts from
+            // the start of its migration batch, not of the student's file.
+            error: error
+                .as_database_error()
+                .map_or_else(|| error.to_string(), |e| e.message().to_string()),
+        },
+        other => KitError::MigrationFailed {
+            file: "one of the lesson's migrations".into(),
+            error: other.to_string(),
+        },
+    })?;
     let _ = conn.close().await;
     // No connections allowed: `CREATE DATABASE … TEMPLATE` fails while anyone is connected.
     sqlx::query(AssertSqlSafe(format!(

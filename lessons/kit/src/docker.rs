@@ -54,7 +54,7 @@ pub(crate) fn start() -> Result<Server, KitError> {
     let description = format!(
         "started a throwaway PostgreSQL container (postgres:{IMAGE_TAG}) through the Docker engine at {endpoint}"
     );
-    Ok(Server::throwaway(
+    Ok(Server::new(
         Backend::Docker,
         format!("postgres://postgres@{host}:{port}/postgres"),
         description,

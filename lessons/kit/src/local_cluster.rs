@@ -84,7 +84,7 @@ pub(crate) fn start() -> Result<Server, KitError> {
     }
 
     let socket_dir = run.display().to_string().replace('/', "%2F");
-    Ok(Server::throwaway(
+    Ok(Server::new(
         Backend::LocalBinaries,
         format!("postgresql://postgres@{socket_dir}:5432/postgres"),
         format!(

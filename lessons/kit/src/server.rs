@@ -38,7 +38,7 @@ pub struct Server {
 }
 
 impl Server {
-    pub(crate) fn throwaway(
+    pub(crate) fn new(
         backend: Backend,
         url: String,
         description: String,
@@ -50,12 +50,6 @@ impl Server {
             description,
             _lifeline: lifeline,
         }
-    }
-
-    /// Whether test databases must be dropped after each test. A throwaway server disappears
-    /// with the process; a `DATABASE_URL` server would otherwise collect a database per test.
-    pub fn drops_test_databases(&self) -> bool {
-        self.backend == Backend::DatabaseUrl
     }
 }
 
@@ -129,12 +123,7 @@ fn from_database_url(url: Option<String>) -> Option<Server> {
         "using the server at DATABASE_URL ({}); each test gets its own database, dropped afterwards",
         redact_password(&url)
     );
-    Some(Server::throwaway(
-        Backend::DatabaseUrl,
-        url,
-        description,
-        None,
-    ))
+    Some(Server::new(Backend::DatabaseUrl, url, description, None))
 }
 
 /// `postgres://me:secret@host/db` → `postgres://me:***@host/db`, for messages.

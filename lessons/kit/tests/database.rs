@@ -1,0 +1,69 @@
+//! Per-test databases: each test gets its own, with the schema applied, and none is left
+//! behind once the test is over.
+
+use kit::{Schema, TestDatabase};
+
+fn schema_with(sql: &str) -> (tempfile::TempDir, Schema) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("0001_notes.sql"), sql).unwrap();
+    let schema = Schema::from_dirs([dir.path()]);
+    (dir, schema)
+}
+
+async fn databases_named(db: &TestDatabase, name: &str) -> i64 {
+    let session = db.session().await.unwrap();
+    let row = session
+        .query_one(
+            "SELECT count(*) FROM pg_database WHERE datname = $1",
+            &[&name],
+        )
+        .await
+        .unwrap();
+    row.get(0)
+}
+
+#[tokio::test]
+async fn two_tests_never_see_each_others_rows() {
+    let (_dir, schema) = schema_with("CREATE TABLE notes (body TEXT NOT NULL);");
+    let first = TestDatabase::create(&schema).await.unwrap();
+    let second = TestDatabase::create(&schema).await.unwrap();
+
+    let writer = first.session().await.unwrap();
+    writer
+        .execute("INSERT INTO notes VALUES ('only in the first')", &[])
+        .await
+        .unwrap();
+
+    let reader = second.session().await.unwrap();
+    let row = reader
+        .query_one("SELECT count(*) FROM notes", &[])
+        .await
+        .unwrap();
+    assert_eq!(row.get::<_, i64>(0), 0);
+}
+
+#[tokio::test]
+async fn a_test_database_is_dropped_with_its_handle() {
+    let (_dir, schema) = schema_with("CREATE TABLE notes (body TEXT NOT NULL);");
+    let observer = TestDatabase::create(&schema).await.unwrap();
+    let doomed = TestDatabase::create(&schema).await.unwrap();
+    let name = doomed.name().to_string();
+    assert_eq!(databases_named(&observer, &name).await, 1);
+
+    drop(doomed);
+
+    assert_eq!(databases_named(&observer, &name).await, 0);
+}
+
+#[tokio::test]
+async fn a_migration_that_does_not_apply_names_its_file() {
+    let (dir, schema) = schema_with("CREATE TABLE notes (body TEXT NOT NULL;");
+    let error = TestDatabase::create(&schema)
+        .await
+        .err()
+        .expect("a migration with a syntax error must not apply");
+    let message = error.to_string();
+    let file = dir.path().join("0001_notes.sql");
+    assert!(message.contains(&file.display().to_string()), "{message}");
+    assert!(message.contains("syntax error"), "{message}");
+}
