@@ -12,6 +12,12 @@ async fn a_redelivery_after_the_first_changes_nothing() -> Result<(), Violation>
     scenarios::sequential_redelivery(subject!(handler::apply_credit)).await
 }
 
+/// Only a duplicate is "already applied": a real failure stays an error.
+#[tokio::test]
+async fn an_event_for_an_unknown_account_is_an_error() -> Result<(), Violation> {
+    scenarios::unknown_account(subject!(handler::apply_credit)).await
+}
+
 /// Scripted, not timed: the second delivery starts while the first is inside its transaction.
 #[tokio::test]
 async fn a_delivery_racing_an_uncommitted_one_changes_nothing() -> Result<(), Violation> {

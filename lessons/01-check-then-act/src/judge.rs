@@ -1,42 +1,50 @@
-//! The one rule every scenario checks: the effect happened once, one delivery says it did
-//! it, and the others report a duplicate without calling it an error.
+//! The one rule every scenario checks: the effect happened once, the event is recorded once,
+//! one delivery says it did it, and the others report a duplicate without calling it an error.
 
+use crate::ledger::Observed;
 use crate::{Outcome, ViolationKind};
 
 pub(crate) fn judge(
-    credits: i64,
+    observed: Observed,
     outcomes: &[Result<Outcome, sqlx::Error>],
 ) -> Result<(), ViolationKind> {
-    let duplicates: Vec<&sqlx::Error> = outcomes
-        .iter()
-        .filter_map(|outcome| outcome.as_ref().err())
-        .filter(|error| is_unique_violation(error))
-        .collect();
-    let other_error = outcomes
-        .iter()
-        .filter_map(|outcome| outcome.as_ref().err())
-        .find(|error| !is_unique_violation(error));
-    let applied_reports = outcomes
-        .iter()
-        .filter(|outcome| matches!(outcome, Ok(Outcome::Applied)))
-        .count();
-
+    let Some(credits) = observed.credits() else {
+        return Err(ViolationKind::WrongAmount {
+            balance_cents: observed.balance_cents,
+            amount_cents: observed.amount_cents,
+        });
+    };
+    let records = observed.records;
+    if credits > 1 && records <= 1 {
+        return Err(ViolationKind::CreditedDespiteOneRecord { credits });
+    }
     if credits > 1 {
         return Err(ViolationKind::CreditedMoreThanOnce { credits });
     }
-    if let Some(error) = other_error {
+    let errors = || outcomes.iter().filter_map(|outcome| outcome.as_ref().err());
+    if let Some(error) = errors().find(|error| !is_unique_violation(error)) {
         return Err(ViolationKind::HandlerFailed {
             error: error.to_string(),
         });
     }
-    if let Some(example) = duplicates.first() {
+    if let Some(example) = errors().next() {
         return Err(ViolationKind::DuplicateSurfacedAsError {
-            errors: duplicates.len(),
+            errors: errors().count(),
             example: example.to_string(),
         });
     }
+    let applied_reports = outcomes
+        .iter()
+        .filter(|outcome| matches!(outcome, Ok(Outcome::Applied)))
+        .count();
+    if credits == 0 && applied_reports > 0 {
+        return Err(ViolationKind::AppliedButNothingCommitted { applied_reports });
+    }
     if credits == 0 {
         return Err(ViolationKind::NeverCredited);
+    }
+    if records == 0 {
+        return Err(ViolationKind::CreditedButNotRecorded);
     }
     if applied_reports != 1 {
         return Err(ViolationKind::MisreportedOutcome { applied_reports });
@@ -44,7 +52,7 @@ pub(crate) fn judge(
     Ok(())
 }
 
-fn is_unique_violation(error: &sqlx::Error) -> bool {
+pub(crate) fn is_unique_violation(error: &sqlx::Error) -> bool {
     error
         .as_database_error()
         .is_some_and(|error| error.is_unique_violation())

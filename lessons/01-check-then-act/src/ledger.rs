@@ -3,6 +3,8 @@
 
 use kit::{KitError, TestDatabase};
 
+use crate::CreditEvent;
+
 pub(crate) struct Ledger {
     client: tokio_postgres::Client,
 }
@@ -21,40 +23,46 @@ impl Ledger {
                 &[&account],
             )
             .await
-            .map_err(observing("opening an account"))?;
+            .map_err(KitError::observer("opening an account"))?;
         Ok(())
     }
 
-    /// How many times `amount_cents` was credited to an account opened at zero.
-    pub(crate) async fn credits(&self, account: &str, amount_cents: i64) -> Result<i64, KitError> {
+    /// What one event did to one account (opened at zero): its balance, and how many rows
+    /// record the event.
+    pub(crate) async fn observe(
+        &self,
+        account: &str,
+        event: &CreditEvent,
+    ) -> Result<Observed, KitError> {
         let row = self
             .client
             .query_one(
-                "SELECT balance_cents FROM accounts WHERE id = $1",
-                &[&account],
+                "SELECT COALESCE((SELECT balance_cents FROM accounts WHERE id = $1), 0), \
+                        (SELECT count(*) FROM processed_events WHERE event_id = $2)",
+                &[&account, &event.id()],
             )
             .await
-            .map_err(observing("reading a balance"))?;
-        Ok(row.get::<_, i64>(0) / amount_cents)
-    }
-
-    /// How many rows processed_events holds for `event_id`.
-    pub(crate) async fn records(&self, event_id: &str) -> Result<i64, KitError> {
-        let row = self
-            .client
-            .query_one(
-                "SELECT count(*) FROM processed_events WHERE event_id = $1",
-                &[&event_id],
-            )
-            .await
-            .map_err(observing("counting processed_events"))?;
-        Ok(row.get(0))
+            .map_err(KitError::observer("reading the balance and the records"))?;
+        Ok(Observed {
+            balance_cents: row.get(0),
+            amount_cents: event.amount_cents(),
+            records: row.get(1),
+        })
     }
 }
 
-fn observing(doing: &'static str) -> impl FnOnce(tokio_postgres::Error) -> KitError {
-    move |source| KitError::Observer {
-        doing: doing.into(),
-        source,
+/// What the test saw in the database after the deliveries.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Observed {
+    pub(crate) balance_cents: i64,
+    pub(crate) amount_cents: i64,
+    pub(crate) records: i64,
+}
+
+impl Observed {
+    /// How many times the event's amount was credited, if the balance is a whole number of them.
+    pub(crate) fn credits(&self) -> Option<i64> {
+        (self.balance_cents % self.amount_cents == 0)
+            .then(|| self.balance_cents / self.amount_cents)
     }
 }

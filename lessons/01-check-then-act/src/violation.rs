@@ -16,17 +16,43 @@ pub struct Violation {
 
 #[derive(Debug)]
 pub enum ViolationKind {
-    /// More than one delivery credited the account: the race itself.
+    /// More than one delivery credited the account, and each recorded the event: the race
+    /// itself, with nothing in the schema to stop it.
     CreditedMoreThanOnce { credits: i64 },
+    /// More than one delivery credited the account, although the event was recorded once: the
+    /// key refused the second record (or `ON CONFLICT DO NOTHING` skipped it), and the handler
+    /// credited anyway.
+    CreditedDespiteOneRecord { credits: i64 },
     /// The key held (one credit), but deliveries that lost the race returned the unique
     /// violation as an error instead of reporting [`Outcome::AlreadyApplied`](crate::Outcome).
     DuplicateSurfacedAsError { errors: usize, example: String },
-    /// No delivery credited the account.
+    /// No delivery credited the account, and none claimed to.
     NeverCredited,
+    /// Some delivery reported `Applied`, but no credit was committed.
+    AppliedButNothingCommitted { applied_reports: usize },
+    /// The account was credited, but the event was not recorded: the next redelivery credits it
+    /// again.
+    CreditedButNotRecorded,
+    /// The balance moved by something other than whole credits of the event's amount.
+    WrongAmount {
+        balance_cents: i64,
+        amount_cents: i64,
+    },
     /// A delivery failed with something other than a duplicate.
     HandlerFailed { error: String },
     /// The account was credited once, but the outcomes reported say otherwise.
     MisreportedOutcome { applied_reports: usize },
+    /// The second delivery reported the event as applied while the first delivery's transaction
+    /// was still open, without waiting for it: had that transaction rolled back, the event would
+    /// be lost.
+    DecidedWithoutWaiting,
+    /// A delivery for an account that does not exist reported success instead of an error.
+    ErrorHidden { outcome: crate::Outcome },
+    /// A delivery that credited nothing left the event recorded as applied.
+    RecordedWithoutEffect,
+    /// A worker neither finished nor waited on a database lock: it waited on something in the
+    /// process, which other processes do not share.
+    Stuck { detail: String },
     /// The test could not run at all (no database, a migration that does not apply, …).
     Setup(Box<KitError>),
 }
@@ -36,6 +62,8 @@ pub enum ViolationKind {
 pub enum Delivery {
     /// Delivered `times` times, each delivery after the previous one returned.
     OneAfterAnother { times: usize },
+    /// Once, for an account that was never opened.
+    ToUnknownAccount,
     /// Two workers, the second started while the first was inside its transaction.
     Scripted { workers: usize },
     /// `workers` workers released together by a barrier, in round `round` of `rounds`.
@@ -61,6 +89,9 @@ impl fmt::Display for Delivery {
         match *self {
             Delivery::OneAfterAnother { times } => {
                 write!(f, "was delivered {times} times, one delivery after another")
+            }
+            Delivery::ToUnknownAccount => {
+                write!(f, "credits an account that does not exist")
             }
             Delivery::Scripted { workers } => write!(
                 f,
@@ -91,9 +122,18 @@ impl fmt::Display for Violation {
                  committed its row yet, found nothing, and went on to credit. Looking and \
                  writing are separate statements, and the schema has no rule that refuses the \
                  second row.\n\
-                 Next: let the database decide. Make processed_events.event_id a key \
-                 (migrations/) and record the event inside the credit's transaction. See {CHAPTER}, \
-                 \"The race\"."
+                 Next: make processed_events.event_id a key (migrations/), and make the insert \
+                 of the record the decision: first in the credit's transaction, and credit only \
+                 if it succeeded. See {CHAPTER}, \"The race\"."
+            )?,
+            ViolationKind::CreditedDespiteOneRecord { credits } => write!(
+                f,
+                "the event {during}; the balance was credited {credits} times (expected 1), \
+                 although processed_events holds the event only once.\n\
+                 The key did its part: it refused (or ON CONFLICT skipped) every record after \
+                 the first. But the handler credited anyway, so the refusal decided nothing.\n\
+                 Next: credit only when the insert of the record actually inserted a row. See \
+                 {CHAPTER}, \"The fix\"."
             )?,
             ViolationKind::DuplicateSurfacedAsError { errors, example } => write!(
                 f,
@@ -108,8 +148,30 @@ impl fmt::Display for Violation {
             )?,
             ViolationKind::NeverCredited => write!(
                 f,
-                "the event {during}; the balance was never credited (expected once). Every \
-                 delivery decided the event had already been applied. See {CHAPTER}, \"The fix\"."
+                "the event {during}; the balance was never credited (expected once), and no \
+                 delivery reported Applied: every delivery decided the event had already been \
+                 applied. See {CHAPTER}, \"The fix\"."
+            )?,
+            ViolationKind::AppliedButNothingCommitted { applied_reports } => write!(
+                f,
+                "the event {during}; {applied_reports} delivery(ies) reported Applied, but the \
+                 balance never moved. Was the transaction committed? A transaction dropped \
+                 without commit() rolls back. See {CHAPTER}, \"The fix\"."
+            )?,
+            ViolationKind::CreditedButNotRecorded => write!(
+                f,
+                "the event {during}; the account was credited once, but processed_events has no \
+                 row for the event, so its next redelivery will credit it again. Record the \
+                 event in the credit's transaction. See {CHAPTER}, \"The fix\"."
+            )?,
+            ViolationKind::WrongAmount {
+                balance_cents,
+                amount_cents,
+            } => write!(
+                f,
+                "the event {during}; the account holds {balance_cents} cents, which is not a \
+                 whole number of the event's {amount_cents}-cent credits. Credit exactly the \
+                 event's amount_cents(). See {CHAPTER}, \"The problem\"."
             )?,
             ViolationKind::HandlerFailed { error } => write!(
                 f,
@@ -124,6 +186,38 @@ impl fmt::Display for Violation {
                  delivery(ies) reported Outcome::Applied (expected exactly 1). Report Applied \
                  only from the delivery whose transaction committed the credit. See {CHAPTER}, \
                  \"Losing cleanly\"."
+            )?,
+            ViolationKind::DecidedWithoutWaiting => write!(
+                f,
+                "the event {during}; the second worker reported it as already applied while the \
+                 first worker's transaction was still open, without waiting for it. The first \
+                 worker might still roll back (a crash, a lost connection), and then nobody \
+                 applies the event: it is lost. Only the transaction that records the event \
+                 and credits the account can decide, so the second worker must wait for it, \
+                 which the key's insert does. See {CHAPTER}, \"The record and the effect \
+                 commit together\"."
+            )?,
+            ViolationKind::ErrorHidden { outcome } => write!(
+                f,
+                "the event {during}, and the handler reported {outcome:?}. Nothing was \
+                 credited, so the sender must hear about the failure: only a unique violation \
+                 means \"already applied\"; every other error stays an error. See {CHAPTER}, \
+                 \"Losing cleanly\"."
+            )?,
+            ViolationKind::RecordedWithoutEffect => write!(
+                f,
+                "the event {during}; nothing was credited, yet processed_events records the \
+                 event as applied, so every redelivery will skip it: the event is lost. Record \
+                 and credit in one transaction, so that a failed credit rolls the record back. \
+                 See {CHAPTER}, \"The record and the effect commit together\"."
+            )?,
+            ViolationKind::Stuck { detail } => write!(
+                f,
+                "the event {during}; {detail}\n\
+                 The test's observer sees only database locks. A worker waiting on anything \
+                 else is waiting on something that lives in one process, such as a Mutex, and \
+                 a second process (another replica, a restarted consumer) would not wait for \
+                 it. See {CHAPTER}, \"Why the if-statement cannot work\"."
             )?,
             ViolationKind::Setup(error) => write!(f, "the test could not run: {error}")?,
         }

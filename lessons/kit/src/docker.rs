@@ -36,8 +36,16 @@ pub(crate) fn start() -> Result<Server, KitError> {
             "no Docker engine answered a ping (set DOCKER_HOST if yours is not on a standard socket)",
         )
     })?;
+    start_at(&endpoint)
+}
+
+/// Starts the container through the engine that answered at `endpoint`.
+pub(crate) fn start_at(endpoint: &str) -> Result<Server, KitError> {
+    // The port is published on the host's interfaces for the length of the run: no superuser
+    // without a password there.
+    let password = random_password();
     let container = Postgres::default()
-        .with_host_auth()
+        .with_password(&password)
         .with_tag(IMAGE_TAG)
         .with_cmd(["-c", "fsync=off", "-c", "max_connections=300"])
         .start()
@@ -56,7 +64,7 @@ pub(crate) fn start() -> Result<Server, KitError> {
     );
     Ok(Server::new(
         Backend::Docker,
-        format!("postgres://postgres@{host}:{port}/postgres"),
+        format!("postgres://postgres:{password}@{host}:{port}/postgres"),
         description,
         lifeline,
     ))
@@ -78,6 +86,12 @@ fn remove_when_this_process_ends(container_id: &str) -> Option<std::process::Chi
         .spawn()
         .ok()
         .and_then(|mut child| child.stdin.take())
+}
+
+/// 64 random bits as hex: std's hasher is seeded randomly per process.
+fn random_password() -> String {
+    use std::hash::{BuildHasher, RandomState};
+    format!("{:016x}", RandomState::new().hash_one(std::process::id()))
 }
 
 fn candidates() -> Vec<String> {

@@ -47,8 +47,8 @@ pub enum KitError {
 
     #[error(
         "{session} neither finished nor waited on a lock within {waited:?}. The script expected it \
-         to do one or the other; it may be waiting on something the database cannot see (a pool \
-         with no free connection, a sleep, a channel)."
+         to do one or the other; it may be waiting on something the database cannot see: a lock \
+         in the process (a Mutex), a pool with no free connection, a sleep, a channel."
     )]
     Stuck { session: String, waited: Duration },
 }
@@ -58,9 +58,8 @@ impl KitError {
         move |source| KitError::Database { doing, source }
     }
 
-    pub(crate) fn observer(
-        doing: impl Into<String>,
-    ) -> impl FnOnce(tokio_postgres::Error) -> KitError {
+    /// Wraps an error of a test's own session (tokio-postgres) with what the test was doing.
+    pub fn observer(doing: impl Into<String>) -> impl FnOnce(tokio_postgres::Error) -> KitError {
         let doing = doing.into();
         move |source| KitError::Observer { doing, source }
     }

@@ -43,8 +43,7 @@ pub struct Worker<T> {
 }
 
 /// Where a step stands once the script has looked.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StepState<T> {
+enum StepState<T> {
     /// Waiting on a lock held by these sessions.
     Waiting {
         on: Vec<String>,
@@ -218,17 +217,7 @@ impl Interleaving {
     }
 }
 
-impl Session {
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-}
-
 impl<T> Worker<T> {
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
     /// Whether the worker was waiting on a lock when the script last looked.
     pub fn was_waiting(&self) -> bool {
         matches!(self.state, StepState::Waiting { .. })

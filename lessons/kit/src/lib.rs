@@ -25,7 +25,7 @@ mod trace;
 pub use barrier::release_together;
 pub use database::TestDatabase;
 pub use error::KitError;
-pub use interleaving::{Interleaving, Session, StepState, Worker};
+pub use interleaving::{Interleaving, Session, Worker};
 pub use schema::Schema;
 pub use server::{Backend, Server, server};
 pub use trace::Trace;

@@ -122,7 +122,7 @@ fn initialised_data_directory(
         owner.uid
     ));
     if cached.join("PG_VERSION").exists() {
-        return Ok(cached);
+        return trusted(cached, owner);
     }
     let fresh = PathBuf::from(format!("{}.{}", cached.display(), std::process::id()));
     let output = owner
@@ -146,6 +146,27 @@ fn initialised_data_directory(
         let _ = std::fs::remove_dir_all(&fresh);
     }
     Ok(cached)
+}
+
+/// /tmp is shared: a data directory planted there by another user (with a `postgresql.conf` of
+/// their choosing) would run their settings as us. initdb makes its directory private to its
+/// owner; anything else is refused.
+fn trusted(cached: PathBuf, owner: &ServerOwner) -> Result<PathBuf, KitError> {
+    use std::os::unix::fs::MetadataExt;
+    let metadata =
+        std::fs::symlink_metadata(&cached).map_err(|e| KitError::provision("local binaries", e))?;
+    if metadata.is_dir() && metadata.uid() == owner.uid && metadata.mode() & 0o077 == 0 {
+        return Ok(cached);
+    }
+    Err(KitError::provision(
+        "local binaries",
+        format!(
+            "refusing the cached data directory {}: it is not a private directory of uid {}. \
+             Remove it and run the tests again",
+            cached.display(),
+            owner.uid
+        ),
+    ))
 }
 
 /// The user the server runs as. `initdb` and `postgres` refuse to run as root (a server bug

@@ -99,7 +99,7 @@ fn first_available(database_url: Option<String>) -> Result<Server, String> {
     }
     let mut tried = vec!["- DATABASE_URL is not set".to_string()];
     match docker::engine_endpoint() {
-        Some(_) => match docker::start() {
+        Some(endpoint) => match docker::start_at(&endpoint) {
             Ok(server) => return Ok(server),
             Err(e) => tried.push(format!("- a Docker engine answered, but: {e}")),
         },
@@ -131,7 +131,7 @@ pub(crate) fn redact_password(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_string();
     };
-    let Some((userinfo, host)) = rest.split_once('@') else {
+    let Some((userinfo, host)) = rest.rsplit_once('@') else {
         return url.to_string();
     };
     match userinfo.split_once(':') {
@@ -152,5 +152,9 @@ mod tests {
         );
         assert_eq!(redact_password("postgres://me@db/x"), "postgres://me@db/x");
         assert_eq!(redact_password("not a url"), "not a url");
+        assert_eq!(
+            redact_password("postgres://me:p@ss@db/x"),
+            "postgres://me:***@db/x"
+        );
     }
 }

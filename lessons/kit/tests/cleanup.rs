@@ -20,13 +20,24 @@ fn a_killed_test_process_leaves_no_cluster_behind() {
         .env("WORKBOOK_POSTGRES", "local")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let mut url = String::new();
     BufReader::new(holder.stdout.take().unwrap())
         .read_line(&mut url)
         .unwrap();
+    if url.is_empty() {
+        holder.wait().unwrap();
+        let mut why = String::new();
+        let _ = std::io::Read::read_to_string(&mut holder.stderr.take().unwrap(), &mut why);
+        if why.contains("no initdb/pg_ctl found") {
+            // A machine that gets its server from Docker has no local cluster to check.
+            eprintln!("no local PostgreSQL binaries: no throwaway cluster to check");
+            return;
+        }
+        panic!("workbook-server did not start a local cluster: {why}");
+    }
     let run_dir = socket_dir(&url);
     assert!(
         run_dir.join("data").is_dir(),

@@ -42,18 +42,38 @@ impl Lesson {
     /// The students run the exercise's test file and the instructors the solution's: they must
     /// be the same file, or a solution could pass tests the exercise never has to.
     pub fn test_files_differ(&self) -> Vec<String> {
-        let mut differing = Vec::new();
-        let exercise_tests = self.exercise_dir().join("tests");
-        let Ok(entries) = std::fs::read_dir(&exercise_tests) else {
-            return vec![format!("{} is missing", exercise_tests.display())];
-        };
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            let theirs = std::fs::read(self.solution_dir().join("tests").join(&name));
-            if std::fs::read(entry.path()).ok() != theirs.ok() {
-                differing.push(format!("tests/{}", name.to_string_lossy()));
-            }
+        let (ours, theirs) = (self.exercise_dir(), self.solution_dir());
+        let mut files = files_under(&ours, Path::new("tests"));
+        files.extend(files_under(&theirs, Path::new("tests")));
+        files.sort();
+        files.dedup();
+        if files.is_empty() {
+            return vec!["tests/ (missing or empty in both)".into()];
         }
-        differing
+        files
+            .into_iter()
+            .filter(|file| {
+                std::fs::read(ours.join(file)).ok() != std::fs::read(theirs.join(file)).ok()
+            })
+            .map(|file| file.display().to_string())
+            .collect()
     }
+}
+
+/// Every file below `root/dir`, as a path relative to `root`.
+fn files_under(root: &Path, dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(root.join(dir))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let relative = dir.join(entry.file_name());
+        if entry.path().is_dir() {
+            files.extend(files_under(root, &relative));
+        } else {
+            files.push(relative);
+        }
+    }
+    files
 }

@@ -44,11 +44,18 @@ fn check(chapter: &Path, target: &str) -> Result<(), String> {
     let file = chapter.parent().unwrap().join(path);
     let text = std::fs::read_to_string(&file).map_err(|e| format!("cannot read {path}: {e}"))?;
     match selector {
-        // A line range such as `5:` or `3:10`: the first line must exist.
+        // A line range such as `5:`: used only to skip an insta snapshot's header, which must
+        // then end exactly on the line before, or the book shows metadata or loses a line.
         Some(range) if range.starts_with(|c: char| c.is_ascii_digit()) => {
             let first: usize = range.split(':').next().unwrap().parse().unwrap_or(1);
-            if text.lines().count() < first {
-                return Err(format!("{path} has fewer than {first} lines"));
+            let lines: Vec<&str> = text.lines().collect();
+            let header_ends_before = first >= 2 && lines.get(first - 2) == Some(&"---");
+            if !(path.ends_with(".snap") && header_ends_before && lines.len() >= first) {
+                return Err(format!(
+                    "a line range must skip exactly a snapshot's header (line {} of {path} \
+                     should be `---`)",
+                    first - 1
+                ));
             }
         }
         Some(anchor) => {

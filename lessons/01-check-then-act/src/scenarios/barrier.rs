@@ -1,4 +1,4 @@
-use super::{AMOUNT_CENTS, credit_event, prepare};
+use super::{credit_event, prepare};
 use crate::judge::judge;
 use crate::{Delivery, Handler, Subject, Violation};
 
@@ -43,11 +43,11 @@ pub async fn barrier<H: Handler>(subject: Subject<H>, workers: usize) -> Result<
         })
         .await;
 
-        let credits = ledger
-            .credits(&account, AMOUNT_CENTS)
+        let observed = ledger
+            .observe(&account, &event)
             .await
             .map_err(Violation::setup(during))?;
-        judge(credits, &outcomes).map_err(|kind| Violation {
+        judge(observed, &outcomes).map_err(|kind| Violation {
             kind,
             during,
             trace: None,

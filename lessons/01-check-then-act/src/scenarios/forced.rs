@@ -1,8 +1,8 @@
-use kit::Interleaving;
+use kit::{Interleaving, KitError};
 
 use super::{AMOUNT_CENTS, credit_event, prepare};
 use crate::judge::judge;
-use crate::{Delivery, Handler, Outcome, Subject, Violation};
+use crate::{Delivery, Handler, Outcome, Subject, Violation, ViolationKind};
 
 // ANCHOR: forced
 /// The race, made certain. A scripted session (`holder`) locks the account first, so the first
@@ -35,12 +35,12 @@ pub async fn forced_interleaving<H: Handler>(subject: Subject<H>) -> Result<(), 
     for name in ["worker-1", "worker-2"] {
         let pool = db.pool(1).await.map_err(setup(during))?;
         let (handler, event) = (subject.handler.clone(), event.clone());
-        let worker = script
+        let started = script
             .start(name, &pool, &call, move |pool| handler.call(pool, event))
-            .await
-            .map_err(setup(during))?;
-        workers.push(worker);
+            .await;
+        workers.push(started.map_err(|e| stuck_or_setup(e, &script, during))?);
     }
+    let second_waited = workers[1].was_waiting();
 
     script
         .step(&holder, "COMMIT")
@@ -48,33 +48,54 @@ pub async fn forced_interleaving<H: Handler>(subject: Subject<H>) -> Result<(), 
         .map_err(setup(during))?;
     let mut outcomes = Vec::new();
     for worker in workers {
-        outcomes.push(
-            script
-                .finish(worker, describe)
-                .await
-                .map_err(setup(during))?,
-        );
+        let finished = script.finish(worker, describe).await;
+        outcomes.push(finished.map_err(|e| stuck_or_setup(e, &script, during))?);
     }
 
-    let credits = ledger
-        .credits("acc-1", AMOUNT_CENTS)
+    let observed = ledger
+        .observe("acc-1", &event)
         .await
         .map_err(setup(during))?;
-    let records = ledger.records("evt-1").await.map_err(setup(during))?;
+    let credited = match observed.credits() {
+        Some(credits) => format!("credited {credits} time(s)"),
+        None => format!("holds {} cents", observed.balance_cents),
+    };
     script.note(format!(
-        "acc-1 credited {credits} time(s); processed_events holds {records} row(s) for evt-1"
+        "acc-1 {credited}; processed_events holds {} row(s) for evt-1",
+        observed.records
     ));
 
     let trace = script.trace().clone();
-    judge(credits, &outcomes).map_err(|kind| Violation {
+    let violation = |kind| Violation {
         kind,
         during,
         trace: Some(trace.clone()),
-    })?;
+    };
+    judge(observed, &outcomes).map_err(violation)?;
+    // Right outcome, wrong reason: the second delivery may only give up once the first one's
+    // transaction has ended, since until then nobody knows whether the event will be applied.
+    if !second_waited {
+        return Err(violation(ViolationKind::DecidedWithoutWaiting));
+    }
     insta::assert_snapshot!("forced_interleaving_passes", trace.to_string());
     Ok(())
 }
 // ANCHOR_END: forced
+
+/// A worker that waits on something the database cannot see is the student's doing (a lock in
+/// the process, say), not a broken test: say so, with the trace so far.
+fn stuck_or_setup(error: KitError, script: &Interleaving, during: Delivery) -> Violation {
+    match error {
+        KitError::Stuck { .. } => Violation {
+            kind: ViolationKind::Stuck {
+                detail: error.to_string(),
+            },
+            during,
+            trace: Some(script.trace().clone()),
+        },
+        other => Violation::setup(during)(other),
+    }
+}
 
 fn describe(outcome: &Result<Outcome, sqlx::Error>) -> String {
     match outcome {

@@ -4,10 +4,12 @@
 mod barrier;
 mod forced;
 mod sequential;
+mod unknown_account;
 
 pub use barrier::{BARRIER_ROUNDS, barrier};
 pub use forced::forced_interleaving;
 pub use sequential::sequential_redelivery;
+pub use unknown_account::unknown_account;
 
 use kit::TestDatabase;
 

@@ -1,4 +1,4 @@
-use super::{AMOUNT_CENTS, credit_event, prepare};
+use super::{credit_event, prepare};
 use crate::judge::judge;
 use crate::{Delivery, Handler, Subject, Violation};
 
@@ -21,11 +21,11 @@ pub async fn sequential_redelivery<H: Handler>(subject: Subject<H>) -> Result<()
     let first = subject.handler.call(pool.clone(), event.clone()).await;
     let second = subject.handler.call(pool.clone(), event.clone()).await;
 
-    let credits = ledger
-        .credits("acc-1", AMOUNT_CENTS)
+    let observed = ledger
+        .observe("acc-1", &event)
         .await
         .map_err(Violation::setup(during))?;
-    judge(credits, &[first, second]).map_err(|kind| Violation {
+    judge(observed, &[first, second]).map_err(|kind| Violation {
         kind,
         during,
         trace: None,
