@@ -24,5 +24,6 @@ pub const CHAPTER: &str = "chapter 1 of the book (book/src/01-check-then-act.md)
 
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::subject::BASE_MIGRATIONS;
     pub use sqlx::PgPool;
 }

@@ -9,6 +9,7 @@
 //!   step only starts once the previous one has finished or is *seen* waiting on a lock, and every
 //!   step is written to a [`Trace`] a student can read line by line.
 //! - [`release_together`] is the essay's barrier: N tasks, one starting gun.
+//! - [`Subject`] pairs the handler under test with the schema it was written for.
 //!
 //! Nothing here knows about any lesson; lessons build their scenarios from these parts.
 
@@ -20,6 +21,7 @@ mod interleaving;
 mod local_cluster;
 mod schema;
 mod server;
+mod subject;
 mod trace;
 
 pub use barrier::release_together;
@@ -28,4 +30,5 @@ pub use error::KitError;
 pub use interleaving::{Interleaving, Session, Worker};
 pub use schema::Schema;
 pub use server::{Backend, Server, server};
+pub use subject::{Handler, Subject};
 pub use trace::Trace;
