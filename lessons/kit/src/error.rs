@@ -51,6 +51,9 @@ pub enum KitError {
          in the process (a Mutex), a pool with no free connection, a sleep, a channel."
     )]
     Stuck { session: String, waited: Duration },
+
+    #[error("the script tried to kill {session}, which was not waiting on a lock: it had finished")]
+    NotWaiting { session: String },
 }
 
 impl KitError {

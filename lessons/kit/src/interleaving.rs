@@ -38,6 +38,7 @@ pub struct Session {
 /// The code under test, running in a task of its own on a one-connection pool.
 pub struct Worker<T> {
     name: String,
+    pid: i32,
     state: StepState<T>,
     task: Option<JoinHandle<T>>,
 }
@@ -124,9 +125,69 @@ impl Interleaving {
         let task = matches!(state, StepState::Waiting { .. }).then_some(task);
         Ok(Worker {
             name: name.to_string(),
+            pid,
             state,
             task,
         })
+    }
+
+    /// Crashes `worker` while it waits on a lock: its backend is terminated, as if the process
+    /// running the handler had died, and PostgreSQL rolls back whatever its open transaction
+    /// did. Returns once the backend is gone (so every lock it held is released) and the
+    /// handler has returned, with what it returned: an error, since its connection died.
+    pub async fn kill<T>(&mut self, worker: Worker<T>) -> Result<T, KitError> {
+        let Worker {
+            name, pid, task, ..
+        } = worker;
+        let task = task.ok_or_else(|| KitError::NotWaiting {
+            session: name.clone(),
+        })?;
+        self.observer
+            .execute("SELECT pg_terminate_backend($1)", &[&pid])
+            .await
+            .map_err(KitError::observer(format!("terminating {name}")))?;
+        let started = Instant::now();
+        while self.backend_alive(&name, pid).await? {
+            if started.elapsed() > STEP_DEADLINE {
+                return Err(KitError::Stuck {
+                    session: name,
+                    waited: STEP_DEADLINE,
+                });
+            }
+            tokio::time::sleep(POLL_EVERY).await;
+        }
+        self.names.retain(|(known, _)| *known != pid);
+        self.trace.step(
+            &name,
+            "<killed: its session ends, so its transaction rolls back>",
+        );
+        match tokio::time::timeout(STEP_DEADLINE, task).await {
+            Ok(Ok(result)) => Ok(result),
+            Ok(Err(e)) => std::panic::resume_unwind(e.into_panic()),
+            Err(_) => Err(KitError::Stuck {
+                session: name,
+                waited: STEP_DEADLINE,
+            }),
+        }
+    }
+
+    /// Looks again at a waiting `worker` after the script changed something (killed the session
+    /// it waited on, say): it has either finished, or waits on a session of the scenario that
+    /// is still alive. Records the change.
+    pub async fn settle<T>(&mut self, worker: &mut Worker<T>) -> Result<(), KitError> {
+        let Some(mut task) = worker.task.take() else {
+            return Ok(());
+        };
+        let state = self
+            .wait_until_waiting_or_finished(&worker.name, worker.pid, &mut task)
+            .await?;
+        if let StepState::Waiting { on } = &state {
+            self.trace
+                .step(&worker.name, format!("<now waiting on {}>", on.join(", ")));
+            worker.task = Some(task);
+        }
+        worker.state = state;
+        Ok(())
     }
 
     /// Waits for `worker` to finish and records its result, as `describe` words it.
@@ -163,6 +224,18 @@ impl Interleaving {
 
     pub fn trace(&self) -> &Trace {
         &self.trace
+    }
+
+    async fn backend_alive(&self, name: &str, pid: i32) -> Result<bool, KitError> {
+        let row = self
+            .observer
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = $1)",
+                &[&pid],
+            )
+            .await
+            .map_err(KitError::observer(format!("watching {name} end")))?;
+        Ok(row.get(0))
     }
 
     async fn wait_until_waiting_or_finished<T>(

@@ -2,12 +2,16 @@
 
 use check_then_act::{Handler, Subject, Violation, ViolationKind, scenarios, subject};
 
+use check_then_act::Delivery;
+
 use crate::Lesson;
+use crate::probe::{Probe, Side, Verdict};
 
 pub const LESSON: Lesson = Lesson {
     id: "01",
     title: "check-then-act vs. a primary key",
     folder: "01-check-then-act",
+    probes,
 };
 
 const EXERCISE_DIR: &str = concat!(
@@ -71,4 +75,32 @@ impl RaceTest {
 /// compile error or a timeout is never it.
 pub fn is_intended(kind: &ViolationKind) -> bool {
     matches!(kind, ViolationKind::CreditedMoreThanOnce { .. })
+}
+
+fn probes() -> Vec<Probe> {
+    RACE_TESTS
+        .iter()
+        .map(|&test| {
+            let rounds = match test {
+                RaceTest::ForcedInterleaving => 1,
+                RaceTest::Barrier { .. } => scenarios::BARRIER_ROUNDS,
+            };
+            Probe::new(test.name(), rounds, move |side| async move {
+                let result = match side {
+                    Side::Exercise => test.run(exercise()).await,
+                    Side::Solution => test.run(solution()).await,
+                };
+                match result {
+                    Ok(()) => Verdict::Passed,
+                    Err(violation) if is_intended(&violation.kind) => Verdict::Caught {
+                        round: match violation.during {
+                            Delivery::Barrier { round, .. } => round,
+                            _ => 1,
+                        },
+                    },
+                    Err(violation) => Verdict::Other(violation.to_string()),
+                }
+            })
+        })
+        .collect()
 }

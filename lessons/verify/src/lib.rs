@@ -1,8 +1,14 @@
 //! The maintainers' checks, shared by `tests/verify.rs` (part of the root `cargo test`) and the
-//! `repeat` command (`cargo repeat 01`): each lesson's exercise must fail for the reason the
+//! `repeat` command (`cargo repeat 02`): each lesson's exercise must fail for the reason the
 //! lesson is about, its solution must pass, and both must run the same tests.
 
 pub mod lesson_01;
+pub mod lesson_02;
+pub mod lesson_03;
+pub mod lesson_04;
+pub mod lesson_05;
+pub mod probe;
+pub mod saga;
 
 use std::path::{Path, PathBuf};
 
@@ -18,9 +24,17 @@ pub struct Lesson {
     pub title: &'static str,
     /// The folder name shared by `exercises/`, `solutions/` and `lessons/`.
     pub folder: &'static str,
+    /// The lesson's race and fault tests, as `cargo repeat` runs them.
+    pub probes: fn() -> Vec<probe::Probe>,
 }
 
-pub const LESSONS: &[Lesson] = &[lesson_01::LESSON];
+pub const LESSONS: &[Lesson] = &[
+    lesson_01::LESSON,
+    lesson_02::LESSON,
+    lesson_03::LESSON,
+    lesson_04::LESSON,
+    lesson_05::LESSON,
+];
 
 impl Lesson {
     /// Accepts `01`, `1` or the folder name.

@@ -12,8 +12,8 @@ use verify::{LESSONS, lesson_01};
 /// solved it and then ran the root suite.
 const SHIPPED: &str = "This checks the exercise *as shipped*. If you solved it, that is why: \
                        run your own tests with `cargo test -p exercise-01-check-then-act`, and \
-                       restore the shipped files (`git checkout exercises/01-check-then-act`) \
-                       before running the root suite.";
+                       restore the shipped files (`git checkout exercises/`) before running the \
+                       root suite.";
 
 #[test]
 fn every_exercise_and_its_solution_share_one_test_file() -> Result<(), String> {

@@ -1,14 +1,13 @@
-//! `cargo repeat <lesson> [--runs K]`: runs a lesson's race tests K times (default 200) against
-//! the shipped exercise and the solution, and counts. A race test is only worth having if it
-//! catches the exercise every time and passes the solution every time.
+//! `cargo repeat <lesson> [--runs K]`: runs a lesson's race and fault tests K times (default
+//! 200) against the shipped exercise and the solution, and counts. A race test is only worth
+//! having if it catches the exercise every time and passes the solution every time.
 
 use std::process::ExitCode;
 
-use check_then_act::{Delivery, scenarios};
 use verify::Lesson;
-use verify::lesson_01::{self, RaceTest};
+use verify::probe::{Probe, Side, Verdict};
 
-const USAGE: &str = "usage: cargo repeat <lesson> [--runs K]   e.g. cargo repeat 01 --runs 200";
+const USAGE: &str = "usage: cargo repeat <lesson> [--runs K]   e.g. cargo repeat 02 --runs 200";
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> ExitCode {
@@ -23,14 +22,14 @@ async fn main() -> ExitCode {
         "lesson {} ({}), {runs} runs of each race test",
         lesson.id, lesson.title
     );
-    println!("{:<34} {:<30} solution", "", "exercise");
+    println!("{:<40} {:<30} solution", "", "exercise");
     let mut all_good = true;
-    for test in lesson_01::RACE_TESTS {
-        let caught = count_caught(test, runs).await;
-        let (passed, first_failure) = count_passed(test, runs).await;
+    for probe in (lesson.probes)() {
+        let caught = count_caught(&probe, runs).await;
+        let (passed, first_failure) = count_passed(&probe, runs).await;
         println!(
-            "{:<34} {:<30} {passed}/{runs} passed",
-            test.name(),
+            "{:<40} {:<30} {passed}/{runs} passed",
+            probe.name,
             caught.column()
         );
         all_good &= caught.caught == runs && passed == runs;
@@ -50,6 +49,8 @@ struct Caught {
     runs: usize,
     /// Runs that failed for the lesson's reason.
     caught: usize,
+    /// Rounds one run plays when nothing is caught.
+    rounds_per_run: usize,
     /// Barrier rounds played in all runs, and how many of them caught the race: a run stops at
     /// the first round that does.
     rounds_played: usize,
@@ -61,7 +62,7 @@ impl Caught {
     fn column(&self) -> String {
         let runs = self.runs;
         let mut text = format!("{}/{runs} caught", self.caught);
-        if self.rounds_played > self.runs {
+        if self.rounds_per_run > 1 {
             let share = 100.0 * self.caught as f64 / self.rounds_played as f64;
             text.push_str(&format!(" ({share:.0}% of rounds)"));
         }
@@ -69,49 +70,44 @@ impl Caught {
     }
 }
 
-async fn count_caught(test: RaceTest, runs: usize) -> Caught {
+async fn count_caught(probe: &Probe, runs: usize) -> Caught {
     let mut found = Caught {
         runs,
         caught: 0,
+        rounds_per_run: probe.rounds,
         rounds_played: 0,
         first_other: None,
     };
     for _ in 0..runs {
-        let result = test.run(lesson_01::exercise()).await;
-        found.rounds_played += match &result {
-            Err(violation) => match violation.during {
-                Delivery::Barrier { round, .. } => round,
-                _ => 1,
-            },
-            Ok(()) => match test {
-                RaceTest::Barrier { .. } => scenarios::BARRIER_ROUNDS,
-                RaceTest::ForcedInterleaving => 1,
-            },
-        };
-        match result {
-            Err(violation) if lesson_01::is_intended(&violation.kind) => found.caught += 1,
-            Err(violation) => {
-                found
-                    .first_other
-                    .get_or_insert(format!("exercise: {violation}"));
+        match probe.run(Side::Exercise).await {
+            Verdict::Caught { round } => {
+                found.caught += 1;
+                found.rounds_played += round;
             }
-            Ok(()) => {
+            Verdict::Passed => {
+                found.rounds_played += probe.rounds;
                 found
                     .first_other
                     .get_or_insert("exercise: passed (the race was missed)".into());
+            }
+            Verdict::Other(message) => {
+                found.rounds_played += probe.rounds;
+                found
+                    .first_other
+                    .get_or_insert(format!("exercise: {message}"));
             }
         }
     }
     found
 }
 
-async fn count_passed(test: RaceTest, runs: usize) -> (usize, Option<String>) {
+async fn count_passed(probe: &Probe, runs: usize) -> (usize, Option<String>) {
     let (mut passed, mut first_failure) = (0, None);
     for _ in 0..runs {
-        match test.run(lesson_01::solution()).await {
-            Ok(()) => passed += 1,
-            Err(violation) => {
-                first_failure.get_or_insert(format!("solution: {violation}"));
+        match probe.run(Side::Solution).await {
+            Verdict::Passed => passed += 1,
+            Verdict::Caught { .. } | Verdict::Other(_) => {
+                first_failure.get_or_insert("solution: failed".to_string());
             }
         }
     }

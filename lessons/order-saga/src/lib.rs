@@ -1,0 +1,38 @@
+//! Lessons 02 to 05: the order saga's payment-result handler and its three guards.
+//!
+//! An order waits in `pending` for the payment service's verdict, which arrives as an event,
+//! at least once and sometimes more. The handler (`apply_payment_result`, written by the
+//! student in each exercise) must move the order once, to the right terminal status, and
+//! announce it once through the outbox. This crate is written once and run against every
+//! exercise and solution of the four lessons:
+//!
+//! - [`PaymentEvent`] and [`Outcome`]: what a handler receives and what it reports;
+//! - [`apply_to_order`] and [`enqueue`]: the effect, given, so that handlers are about guards;
+//! - [`scenarios`]: the tests, each a story from the book;
+//! - [`Violation`]: what a scenario caught, worded to teach.
+
+mod effect;
+mod event;
+mod judge;
+mod orders;
+pub mod scenarios;
+mod subject;
+mod violation;
+
+pub use effect::{OrderEvent, apply_to_order, enqueue};
+pub use event::{EventError, Outcome, PaymentEvent, PaymentResult};
+pub use scenarios::Mix;
+pub use subject::{Handler, Subject};
+pub use violation::{Delivery, Violation, ViolationKind};
+
+/// Where the book explains each lesson; failure messages point to the one that fits.
+pub const CHAPTER_02: &str = "chapter 2 of the book (book/src/02-on-conflict.md)";
+pub const CHAPTER_03: &str = "chapter 3 of the book (book/src/03-one-transaction.md)";
+pub const CHAPTER_04: &str = "chapter 4 of the book (book/src/04-for-update.md)";
+pub const CHAPTER_05: &str = "chapter 5 of the book (book/src/05-outbox.md)";
+
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::subject::BASE_MIGRATIONS;
+    pub use sqlx::PgPool;
+}

@@ -1,0 +1,103 @@
+use std::fmt;
+
+use super::{AMOUNT_CENTS, failed, prepare, succeeded, verdict};
+use crate::judge::Expect;
+use crate::{Delivery, Handler, PaymentEvent, Subject, Violation};
+
+/// Rounds per barrier test: a fresh order each round, and the first round that catches a
+/// violation ends the test. One round catches a race only sometimes; `cargo repeat` measures
+/// how often, and how many runs of all the rounds catch the exercise.
+pub const BARRIER_ROUNDS: usize = 60;
+
+/// Which events the workers of a barrier round deliver.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mix {
+    /// Every worker has the same payment.succeeded: redeliveries only (guard 1).
+    SameEvent,
+    /// Every worker has an event of its own, succeeded and failed alternating: no duplicate ids
+    /// at all, only contradicting verdicts (guard 2).
+    Contradicting,
+    /// Half the workers have one payment.succeeded, half one payment.failed: duplicates and
+    /// contradictions at once (every guard).
+    Mixed,
+}
+
+impl Mix {
+    fn events(self, round: usize, workers: usize) -> Vec<PaymentEvent> {
+        let order = format!("ord-{round}");
+        (0..workers)
+            .map(|worker| match self {
+                Mix::SameEvent => succeeded(&format!("pay-{round}"), &order),
+                Mix::Contradicting if worker % 2 == 0 => {
+                    succeeded(&format!("pay-{round}-{worker}"), &order)
+                }
+                Mix::Contradicting => failed(&format!("pay-{round}-{worker}"), &order),
+                Mix::Mixed if worker % 2 == 0 => succeeded(&format!("pay-{round}-a"), &order),
+                Mix::Mixed => failed(&format!("pay-{round}-b"), &order),
+            })
+            .collect()
+    }
+}
+
+impl fmt::Display for Mix {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Mix::SameEvent => "the same payment.succeeded",
+            Mix::Contradicting => {
+                "an event of its own (payment.succeeded and payment.failed alternating, every \
+                 id different)"
+            }
+            Mix::Mixed => {
+                "one of two contradicting events (a payment.succeeded and a payment.failed, each \
+                 delivered to half the workers)"
+            }
+        })
+    }
+}
+
+// ANCHOR: barrier
+/// The essay's test, for the saga: `workers` tasks wait at a barrier and are released together,
+/// each with its event for the same pending order. Whatever the mix, the order must be
+/// resolved once, by one of the events, and announced once.
+pub async fn barrier<H: Handler>(
+    subject: Subject<H>,
+    mix: Mix,
+    workers: usize,
+) -> Result<(), Violation> {
+    let rounds = BARRIER_ROUNDS;
+    let during = |round| Delivery::Barrier {
+        workers,
+        mix,
+        round,
+        rounds,
+    };
+    let (db, orders) = prepare(&subject, during(0)).await?;
+    let pool = db
+        .pool(workers as u32)
+        .await
+        .map_err(Violation::setup(during(0)))?;
+
+    for round in 1..=rounds {
+        let order = format!("ord-{round}");
+        orders
+            .place(&order, AMOUNT_CENTS)
+            .await
+            .map_err(Violation::setup(during(round)))?;
+        let events = mix.events(round, workers);
+
+        let outcomes = kit::release_together(workers, |worker| {
+            subject.handler.call(pool.clone(), events[worker].clone())
+        })
+        .await;
+
+        let observed = orders
+            .observe(&order, &events)
+            .await
+            .map_err(Violation::setup(during(round)))?;
+        let delivered: Vec<_> = events.iter().cloned().zip(outcomes).collect();
+        let expect = Expect::ResolvedBy(events);
+        verdict(&expect, &observed, &delivered, during(round), None)?;
+    }
+    Ok(())
+}
+// ANCHOR_END: barrier

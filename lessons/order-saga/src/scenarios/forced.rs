@@ -1,0 +1,126 @@
+use kit::Interleaving;
+
+use super::{AMOUNT_CENTS, describe, failed, prepare, stuck_or_setup, succeeded, verdict};
+use crate::judge::Expect;
+use crate::{Delivery, Handler, Outcome, PaymentEvent, Subject, Violation, ViolationKind};
+
+/// The script both races share. `holder`, a session of the test, locks the order's row, so the
+/// first worker stops inside its transaction at its first touch of the order, holding whatever
+/// it did before. Once the observer *sees* it waiting, the second worker starts; once the
+/// second is seen waiting (or done), the holder lets go.
+async fn race_inside_a_transaction<H: Handler>(
+    subject: Subject<H>,
+    during: Delivery,
+    first: PaymentEvent,
+    second: PaymentEvent,
+    snapshot: &str,
+) -> Result<(), Violation> {
+    let setup = Violation::setup;
+    let (db, orders) = prepare(&subject, during).await?;
+    orders
+        .place("ord-1", AMOUNT_CENTS)
+        .await
+        .map_err(setup(during))?;
+
+    let mut script = Interleaving::new(&db).await.map_err(setup(during))?;
+    let holder = script.session(&db, "holder").await.map_err(setup(during))?;
+    script
+        .step(
+            &holder,
+            "BEGIN; SELECT 1 FROM orders WHERE id = 'ord-1' FOR UPDATE",
+        )
+        .await
+        .map_err(setup(during))?;
+
+    let mut workers = Vec::new();
+    for (name, event) in [("worker-1", &first), ("worker-2", &second)] {
+        let pool = db.pool(1).await.map_err(setup(during))?;
+        let call = format!("apply_payment_result({} {})", event.kind(), event.id());
+        let (handler, event) = (subject.handler.clone(), event.clone());
+        let started = script
+            .start(name, &pool, call, move |pool| handler.call(pool, event))
+            .await;
+        workers.push(started.map_err(|e| stuck_or_setup(e, script.trace(), during))?);
+    }
+    let second_waited = workers[1].was_waiting();
+
+    script
+        .step(&holder, "COMMIT")
+        .await
+        .map_err(setup(during))?;
+    let mut delivered = Vec::new();
+    for (worker, event) in workers.into_iter().zip([first.clone(), second.clone()]) {
+        let finished = script.finish(worker, describe).await;
+        let outcome = finished.map_err(|e| stuck_or_setup(e, script.trace(), during))?;
+        delivered.push((event, outcome));
+    }
+
+    let observed = orders
+        .observe("ord-1", &[first.clone(), second])
+        .await
+        .map_err(setup(during))?;
+    script.note(observed.summary());
+    let trace = script.trace().clone();
+    verdict(
+        &Expect::ResolvedBy(vec![first]),
+        &observed,
+        &delivered,
+        during,
+        Some(&trace),
+    )?;
+
+    // Right result, wrong reason: a delivery may only give up on its event once the first
+    // delivery's transaction has ended, since until then nobody knows what it will commit.
+    if let (false, Ok(outcome)) = (second_waited, &delivered[1].1)
+        && *outcome != Outcome::Applied
+    {
+        return Err(Violation {
+            kind: ViolationKind::DecidedWithoutWaiting { outcome: *outcome },
+            during,
+            trace: Some(trace),
+        });
+    }
+    insta::assert_snapshot!(snapshot, trace.to_string());
+    Ok(())
+}
+
+// ANCHOR: duplicate_race
+/// Guard 1's race, made certain: the same payment.succeeded reaches a second worker while the
+/// first is inside its transaction, its record inserted but not committed.
+pub async fn duplicate_races_an_uncommitted_delivery<H: Handler>(
+    subject: Subject<H>,
+) -> Result<(), Violation> {
+    let event = succeeded("pay-1", "ord-1");
+    race_inside_a_transaction(
+        subject,
+        Delivery::Story(
+            "payment.succeeded pay-1 reached two workers, the second while the first was still \
+             inside its transaction (a scripted interleaving)",
+        ),
+        event.clone(),
+        event,
+        "duplicate_races_an_uncommitted_delivery",
+    )
+    .await
+}
+// ANCHOR_END: duplicate_race
+
+// ANCHOR: contradicting_race
+/// Guard 2's race, made certain: two *different* events for one pending order, a
+/// payment.succeeded and a payment.failed, the second delivered while the first is inside its
+/// transaction. The first to reach the order decides it; the other must leave it alone.
+pub async fn contradicting_events_race<H: Handler>(subject: Subject<H>) -> Result<(), Violation> {
+    race_inside_a_transaction(
+        subject,
+        Delivery::Story(
+            "payment.succeeded pay-1 and payment.failed pay-2 reached two workers for the same \
+             pending order, the second while the first was still inside its transaction (a \
+             scripted interleaving)",
+        ),
+        succeeded("pay-1", "ord-1"),
+        failed("pay-2", "ord-1"),
+        "contradicting_events_race",
+    )
+    .await
+}
+// ANCHOR_END: contradicting_race

@@ -1,0 +1,94 @@
+//! The saga lessons' tests, each one a story from chapters 2 to 5. Every scenario takes the
+//! subject (a handler and its schema), builds a fresh database, places an order, delivers
+//! payment results, and judges what the order, the outbox and processed_events show.
+
+mod barrier;
+mod forced;
+mod killed;
+mod sequential;
+
+pub use barrier::{BARRIER_ROUNDS, Mix, barrier};
+pub use forced::{contradicting_events_race, duplicate_races_an_uncommitted_delivery};
+pub use killed::{
+    crash_before_the_effect_then_redelivery, crash_before_the_outbox_row_then_redelivery,
+    first_delivery_dies_while_a_duplicate_waits,
+};
+pub use sequential::{
+    event_for_an_unknown_order, late_failure_after_confirmation, redelivered_after_commit,
+    redelivered_instalment,
+};
+
+use kit::{KitError, TestDatabase, Trace};
+
+use crate::judge::{Delivered, Expect, judge};
+use crate::orders::{Observed, Orders};
+use crate::{Delivery, Handler, Outcome, PaymentEvent, PaymentResult, Subject, Violation};
+use crate::{ViolationKind, judge::is_unique_violation};
+
+/// What every scenario's order costs, unless it is paid in instalments.
+const AMOUNT_CENTS: i64 = 2598;
+
+/// A fresh database with the subject's schema, and the test's own session on it.
+async fn prepare<H: Handler>(
+    subject: &Subject<H>,
+    during: Delivery,
+) -> Result<(TestDatabase, Orders), Violation> {
+    let db = TestDatabase::create(&subject.schema)
+        .await
+        .map_err(Violation::setup(during))?;
+    let orders = Orders::open(&db).await.map_err(Violation::setup(during))?;
+    Ok((db, orders))
+}
+
+fn succeeded(id: &str, order_id: &str) -> PaymentEvent {
+    PaymentEvent::new(id, order_id, AMOUNT_CENTS, PaymentResult::Succeeded)
+        .expect("the scenarios' events are valid")
+}
+
+fn failed(id: &str, order_id: &str) -> PaymentEvent {
+    let reason = "card declined".to_string();
+    PaymentEvent::new(id, order_id, AMOUNT_CENTS, PaymentResult::Failed { reason })
+        .expect("the scenarios' events are valid")
+}
+
+/// Judges the deliveries, and words what it finds for the scenario.
+fn verdict(
+    expect: &Expect,
+    observed: &Observed,
+    delivered: &[Delivered],
+    during: Delivery,
+    trace: Option<&Trace>,
+) -> Result<(), Violation> {
+    judge(expect, observed, delivered).map_err(|kind| Violation {
+        kind,
+        during,
+        trace: trace.cloned(),
+    })
+}
+
+/// How a trace shows what a delivery returned: the outcome, or the error's SQLSTATE.
+fn describe(outcome: &Result<Outcome, sqlx::Error>) -> String {
+    match outcome {
+        Ok(outcome) => format!("{outcome:?}"),
+        Err(error) if is_unique_violation(error) => "error (unique violation, 23505)".into(),
+        Err(error) => match error.as_database_error().and_then(|e| e.code()) {
+            Some(code) => format!("error (SQLSTATE {code})"),
+            None => "error".into(),
+        },
+    }
+}
+
+/// A worker that waits on something the database cannot see is the student's doing (a lock in
+/// the process, say), not a broken test: say so, with the trace so far.
+fn stuck_or_setup(error: KitError, trace: &Trace, during: Delivery) -> Violation {
+    match error {
+        KitError::Stuck { .. } => Violation {
+            kind: ViolationKind::Stuck {
+                detail: error.to_string(),
+            },
+            during,
+            trace: Some(trace.clone()),
+        },
+        other => Violation::setup(during)(other),
+    }
+}

@@ -1,0 +1,317 @@
+use std::fmt;
+
+use kit::{KitError, Trace};
+
+use crate::{CHAPTER_02, CHAPTER_03, CHAPTER_04, CHAPTER_05, Mix, Outcome};
+
+/// What a scenario caught, and how the events were delivered when it did. Its `Display` (and
+/// its `Debug`, which is what a failing test prints) is the teaching message: what happened,
+/// why, what to do next, and where the book explains it.
+pub struct Violation {
+    pub kind: ViolationKind,
+    pub during: Delivery,
+    /// The step-by-step record, when the scenario was a scripted interleaving.
+    pub trace: Option<Trace>,
+}
+
+#[derive(Debug)]
+pub enum ViolationKind {
+    /// The order was announced more than once: two deliveries both moved it and both wrote an
+    /// outbox row. `announcements` lists them as (type, caused by).
+    ResolvedTwice {
+        announcements: Vec<(String, String)>,
+        status: String,
+    },
+    /// The event is recorded as handled, but the order never changed: every redelivery will be
+    /// skipped, so it can never be applied.
+    LostEvent { event_id: String },
+    /// Nothing was applied, and nothing was recorded either.
+    NeverApplied,
+    /// The order reached a terminal status, and no outbox row tells anyone.
+    ResolvedSilently { status: String },
+    /// An outbox row announces a status the order does not have.
+    AnnouncedButNotSo { announced: String, status: String },
+    /// The order was resolved by an event that did not reach it first.
+    ResolvedByWrongEvent { caused_by: String, expected: String },
+    /// The instalments paid do not add up to the payments delivered: one was counted twice (or
+    /// not at all).
+    PaidWrong {
+        paid_cents: i64,
+        expected_cents: i64,
+        status: String,
+    },
+    /// The effect happened once, but deliveries that lost the race returned an error.
+    DuplicateSurfacedAsError { errors: usize, example: String },
+    /// A delivery failed with something other than a duplicate.
+    HandlerFailed { error: String },
+    /// A delivered event is not in processed_events.
+    NotRecorded { event_id: String },
+    /// The order is right, but what the deliveries reported is not.
+    MisreportedOutcome { detail: String },
+    /// The second delivery gave up on the event while the first one's transaction was still
+    /// open: had that transaction rolled back, nobody would apply the event.
+    DecidedWithoutWaiting { outcome: Outcome },
+    /// An event for an order that does not exist was reported as handled.
+    ErrorHidden { outcome: Outcome },
+    /// An event that changed nothing (its order does not exist) was recorded as handled.
+    RecordedWithoutEffect,
+    /// A worker neither finished nor waited on a database lock.
+    Stuck { detail: String },
+    /// The test could not run at all (no database, say).
+    Setup(Box<KitError>),
+}
+
+/// How the events reached the handler.
+#[derive(Debug, Clone, Copy)]
+pub enum Delivery {
+    /// A scenario's story, in one sentence ("... was delivered twice, one after the other").
+    Story(&'static str),
+    /// `workers` workers released together by a barrier, in round `round` of `rounds`.
+    Barrier {
+        workers: usize,
+        mix: Mix,
+        round: usize,
+        rounds: usize,
+    },
+}
+
+impl Violation {
+    pub(crate) fn setup(during: Delivery) -> impl FnOnce(KitError) -> Violation {
+        move |error| Violation {
+            kind: ViolationKind::Setup(Box::new(error)),
+            during,
+            trace: None,
+        }
+    }
+}
+
+impl fmt::Display for Delivery {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Delivery::Story(story) => f.write_str(story),
+            Delivery::Barrier {
+                workers,
+                mix,
+                round,
+                rounds,
+            } => write!(
+                f,
+                "{workers} workers were released together by a barrier, each with {mix} for one \
+                 pending order (round {round} of {rounds})"
+            ),
+        }
+    }
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: ", self.during)?;
+        match &self.kind {
+            ViolationKind::ResolvedTwice {
+                announcements,
+                status,
+            } => {
+                let same_event = announcements.windows(2).all(|w| w[0].1 == w[1].1);
+                writeln!(
+                    f,
+                    "the order was announced {} times: {}; it ends {status}.",
+                    announcements.len(),
+                    tally(announcements)
+                )?;
+                if same_event {
+                    write!(
+                        f,
+                        "One event, applied more than once. The insert into processed_events \
+                         did refuse the duplicate (ON CONFLICT DO NOTHING made it insert zero \
+                         rows), but the handler never looked at that answer: it had already \
+                         decided, from a check made before any delivery committed.\n\
+                         Next: let the insert's rows-affected decide. Zero rows means another \
+                         delivery has this event: commit the no-op and return \
+                         Outcome::AlreadyApplied without touching the order. See {CHAPTER_02}, \
+                         \"The insert is the decision\"."
+                    )
+                } else {
+                    write!(
+                        f,
+                        "Two different events, so the dedupe guard let both through, as it \
+                         should. Each delivery read the order as pending before the other \
+                         committed, and each moved it: the order left one terminal status for \
+                         another, and the rest of the system heard contradicting verdicts.\n\
+                         Next: read the status with SELECT ... FOR UPDATE, so that the second \
+                         delivery waits for the first to commit and then reads the status it \
+                         left; leave an order that is no longer pending alone. See \
+                         {CHAPTER_04}, \"The race the status check loses\"."
+                    )
+                }
+            }
+            ViolationKind::LostEvent { event_id } => write!(
+                f,
+                "{event_id} is recorded in processed_events, but the order never changed. Every \
+                 redelivery will now be skipped as a duplicate, so the event can never be \
+                 applied: it is lost, and the customer paid for an order that will never be \
+                 confirmed.\n\
+                 The record was committed on its own, before the effect. When the delivery died \
+                 between the two, the record stayed and the effect vanished.\n\
+                 Next: record the event inside the transaction that changes the order, so that \
+                 both commit or neither does. See {CHAPTER_03}, \"One commit, not two\"."
+            ),
+            ViolationKind::NeverApplied => write!(
+                f,
+                "the order never changed and the event is not recorded: no delivery applied it. \
+                 See {CHAPTER_02}, \"The insert is the decision\"."
+            ),
+            ViolationKind::ResolvedSilently { status } => write!(
+                f,
+                "the order is {status}, but the outbox holds no row saying so: the rest of the \
+                 system will never hear of it (no confirmation e-mail, no shipment, no refund). \
+                 A redelivery cannot repair it either, because the event is recorded as \
+                 handled.\n\
+                 The status change committed in one transaction and the outbox row was to be \
+                 written after it; the delivery died in between.\n\
+                 Next: write the outbox row before the commit, in the same transaction as the \
+                 record and the status change. See {CHAPTER_05}, \"The transaction is the \
+                 third guard\"."
+            ),
+            ViolationKind::AnnouncedButNotSo { announced, status } => write!(
+                f,
+                "the outbox announces {announced}, but the order is {status}. The announcement \
+                 and the change it announces must commit together. See {CHAPTER_05}, \"The \
+                 transaction is the third guard\"."
+            ),
+            ViolationKind::ResolvedByWrongEvent {
+                caused_by,
+                expected,
+            } => write!(
+                f,
+                "the order was resolved by {caused_by}, but {expected} reached it first and \
+                 should have decided it. See {CHAPTER_04}, \"Why both guards\"."
+            ),
+            ViolationKind::PaidWrong {
+                paid_cents,
+                expected_cents,
+                status,
+            } => {
+                writeln!(
+                    f,
+                    "the order records {paid_cents} cents paid, but the payments delivered add up \
+                     to {expected_cents}; it is {status}."
+                )?;
+                if paid_cents > expected_cents {
+                    write!(
+                        f,
+                        "A redelivered instalment was counted again. The order was still \
+                         pending, so a terminal-state check had nothing to refuse: only the \
+                         dedupe guard can tell a redelivery from a second payment.\n\
+                         Next: record the event id first (INSERT ... ON CONFLICT DO NOTHING) and \
+                         skip the event when it inserts nothing. See {CHAPTER_04}, \"Why both \
+                         guards\"."
+                    )
+                } else {
+                    write!(
+                        f,
+                        "A payment was not counted. See {CHAPTER_04}, \"Why both guards\"."
+                    )
+                }
+            }
+            ViolationKind::DuplicateSurfacedAsError { errors, example } => write!(
+                f,
+                "the order changed once, but {errors} delivery(ies) returned an error: \
+                 {example}\n\
+                 A duplicate is not a failure: a consumer that returns an error does not \
+                 commit its offset, so the broker redelivers, and alerts fire for an event that \
+                 was handled.\n\
+                 Next: use INSERT ... ON CONFLICT DO NOTHING and report zero rows as \
+                 Outcome::AlreadyApplied. See {CHAPTER_02}, \"The insert is the decision\"."
+            ),
+            ViolationKind::HandlerFailed { error } => write!(
+                f,
+                "a delivery failed: {error}\n\
+                 Only a duplicate may be reported as handled; this error means the handler \
+                 could not do its job. Check its SQL against migrations/order_saga. See \
+                 {CHAPTER_02}."
+            ),
+            ViolationKind::NotRecorded { event_id } => write!(
+                f,
+                "{event_id} is not in processed_events, although it was delivered and reported \
+                 as handled. Record every event the handler decides about, including one it \
+                 decides to ignore because its order is no longer pending: commit the record \
+                 with the no-op. See {CHAPTER_04}, \"Leaving a resolved order alone\"."
+            ),
+            ViolationKind::MisreportedOutcome { detail } => write!(
+                f,
+                "the order is right, but {detail}. Report Applied from the one delivery whose \
+                 transaction changed the order, AlreadyApplied for a redelivered event id, and \
+                 OrderAlreadyResolved for a new event whose order had already left pending. See \
+                 {CHAPTER_02}, \"The insert is the decision\"."
+            ),
+            ViolationKind::DecidedWithoutWaiting { outcome } => write!(
+                f,
+                "the second delivery reported {outcome:?} while the first delivery's \
+                 transaction was still open, without waiting for it. The first delivery had not \
+                 changed the order yet, and might never: a crash, a lost connection or a \
+                 deploy would leave the event recorded and never applied.\n\
+                 Next: make the record part of the transaction that changes the order. Then a \
+                 second delivery's insert waits on the first one's uncommitted row, and learns \
+                 the truth when it commits or rolls back. See {CHAPTER_03}, \"One commit, not \
+                 two\"."
+            ),
+            ViolationKind::ErrorHidden { outcome } => write!(
+                f,
+                "the handler reported {outcome:?}. The order does not exist, so nothing was \
+                 applied and the sender must hear about it: only a duplicate means \"already \
+                 handled\". See {CHAPTER_02}, \"The insert is the decision\"."
+            ),
+            ViolationKind::RecordedWithoutEffect => write!(
+                f,
+                "the order does not exist, so nothing was applied, yet processed_events records \
+                 the event as handled: once the order appears, the event will be skipped. Let \
+                 the failure roll the record back. See {CHAPTER_03}, \"One commit, not two\"."
+            ),
+            ViolationKind::Stuck { detail } => write!(
+                f,
+                "{detail}\n\
+                 The test's observer sees only database locks. A worker waiting on anything \
+                 else waits on something one process owns, which a second consumer would not \
+                 share."
+            ),
+            ViolationKind::Setup(error) => write!(f, "the test could not run: {error}"),
+        }?;
+        if let Some(trace) = &self.trace {
+            write!(f, "\n\nWhat happened, step by step:\n{trace}")?;
+        }
+        Ok(())
+    }
+}
+
+/// "2 x order.confirmed (caused by pay-1), order.cancelled (caused by pay-2)", with at most
+/// four kinds of row named: thirty-two workers can write thirty-two rows.
+fn tally(announcements: &[(String, String)]) -> String {
+    let mut counted: Vec<(&(String, String), usize)> = Vec::new();
+    for row in announcements {
+        match counted.iter_mut().find(|(seen, _)| *seen == row) {
+            Some((_, count)) => *count += 1,
+            None => counted.push((row, 1)),
+        }
+    }
+    let mut named: Vec<String> = counted
+        .iter()
+        .take(4)
+        .map(|((kind, cause), count)| match count {
+            1 => format!("{kind} (caused by {cause})"),
+            n => format!("{n} x {kind} (caused by {cause})"),
+        })
+        .collect();
+    if counted.len() > 4 {
+        named.push(format!("and {} more", counted.len() - 4));
+    }
+    named.join(", ")
+}
+
+/// A failing test prints its error with `{:?}`; make that the teaching message, not a dump.
+impl fmt::Debug for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::error::Error for Violation {}
