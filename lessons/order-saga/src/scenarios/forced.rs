@@ -1,8 +1,11 @@
 use kit::Interleaving;
 
-use super::{AMOUNT_CENTS, describe, failed, prepare, stuck_or_setup, succeeded, verdict};
+use super::{
+    AMOUNT_CENTS, describe, failed, gave_up_without_waiting, prepare, stuck_or_setup, succeeded,
+    verdict,
+};
 use crate::judge::Expect;
-use crate::{Delivery, Handler, Outcome, PaymentEvent, Subject, Violation, ViolationKind};
+use crate::{Delivery, Handler, PaymentEvent, Subject, Violation};
 
 /// The script both races share. `holder`, a session of the test, locks the order's row, so the
 /// first worker stops inside its transaction at its first touch of the order, holding whatever
@@ -69,17 +72,7 @@ async fn race_inside_a_transaction<H: Handler>(
         Some(&trace),
     )?;
 
-    // Right result, wrong reason: a delivery may only give up on its event once the first
-    // delivery's transaction has ended, since until then nobody knows what it will commit.
-    if let (false, Ok(outcome)) = (second_waited, &delivered[1].1)
-        && *outcome != Outcome::Applied
-    {
-        return Err(Violation {
-            kind: ViolationKind::DecidedWithoutWaiting { outcome: *outcome },
-            during,
-            trace: Some(trace),
-        });
-    }
+    gave_up_without_waiting(second_waited, &delivered[1].1, during, &trace)?;
     insta::assert_snapshot!(snapshot, trace.to_string());
     Ok(())
 }

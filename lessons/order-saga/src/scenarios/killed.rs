@@ -1,8 +1,10 @@
 use kit::{Interleaving, KitError};
 
-use super::{AMOUNT_CENTS, describe, prepare, stuck_or_setup, succeeded, verdict};
+use super::{
+    AMOUNT_CENTS, describe, gave_up_without_waiting, prepare, stuck_or_setup, succeeded, verdict,
+};
 use crate::judge::Expect;
-use crate::{Delivery, Handler, Outcome, Subject, Violation, ViolationKind};
+use crate::{Delivery, Handler, Subject, Violation};
 
 /// What the holder locks, and so where the first delivery stops before it is killed.
 #[derive(Clone, Copy)]
@@ -102,7 +104,6 @@ async fn killed<H: Handler>(
         .map_err(setup(during))?;
     script.note(observed.summary());
     let trace = script.trace().clone();
-    let redelivered = outcome.as_ref().ok().copied();
     delivered.push((event.clone(), outcome));
     verdict(
         &Expect::ResolvedBy(vec![event]),
@@ -111,16 +112,9 @@ async fn killed<H: Handler>(
         during,
         Some(&trace),
     )?;
-    if let (Redelivery::WhileTheFirstWaits, false, Some(outcome)) =
-        (redelivery, second_waited, redelivered)
-        && outcome != Outcome::Applied
-    {
-        return Err(Violation {
-            kind: ViolationKind::DecidedWithoutWaiting { outcome },
-            during,
-            trace: Some(trace),
-        });
-    }
+    // A redelivery after the crash has nothing to wait for; one that raced the first does.
+    let waited = redelivery == Redelivery::AfterTheCrash || second_waited;
+    gave_up_without_waiting(waited, &delivered[delivered.len() - 1].1, during, &trace)?;
     insta::assert_snapshot!(snapshot, trace.to_string());
     Ok(())
 }

@@ -92,3 +92,21 @@ fn stuck_or_setup(error: KitError, trace: &Trace, during: Delivery) -> Violation
         other => Violation::setup(during)(other),
     }
 }
+
+/// Right result, wrong reason: a delivery may only give up on its event once the delivery it
+/// raced has ended its transaction, since until then nobody knows what that one will commit.
+fn gave_up_without_waiting(
+    waited: bool,
+    outcome: &Result<Outcome, sqlx::Error>,
+    during: Delivery,
+    trace: &Trace,
+) -> Result<(), Violation> {
+    match outcome {
+        Ok(outcome) if !waited && *outcome != Outcome::Applied => Err(Violation {
+            kind: ViolationKind::DecidedWithoutWaiting { outcome: *outcome },
+            during,
+            trace: Some(trace.clone()),
+        }),
+        _ => Ok(()),
+    }
+}
