@@ -3,7 +3,7 @@
 //! recorded; and each delivery reports what it did.
 
 use crate::orders::Observed;
-use crate::{Outcome, PaymentEvent, ViolationKind};
+use crate::{FailureCause, Outcome, PaymentEvent, ViolationKind};
 
 /// What the order must look like after the deliveries.
 pub(crate) enum Expect {
@@ -39,6 +39,7 @@ pub(crate) fn judge(
     if let Some(error) = errors().find(|error| !is_unique_violation(error)) {
         return Err(ViolationKind::HandlerFailed {
             error: error.to_string(),
+            cause: FailureCause::of(error),
         });
     }
     let winner = check_state(expect, observed, delivered)?;
@@ -137,24 +138,28 @@ fn check_reports(
         Some(winner) if winner != id => Outcome::OrderAlreadyResolved,
         _ => Outcome::Applied,
     };
+    let about_resolved = expected == Outcome::OrderAlreadyResolved
+        || deciders.contains(&Outcome::OrderAlreadyResolved);
+    let misreported = |detail| {
+        Err(ViolationKind::MisreportedOutcome {
+            detail,
+            about_resolved,
+        })
+    };
     match deciders.as_slice() {
         [decided] if *decided == expected => Ok(()),
-        [decided] => Err(ViolationKind::MisreportedOutcome {
-            detail: format!("{id} was reported as {decided:?}, where {expected:?} was due"),
-        }),
-        [] => Err(ViolationKind::MisreportedOutcome {
-            detail: format!(
-                "every delivery of {id} reported AlreadyApplied; the one that handled it should \
-                 have reported {expected:?}"
-            ),
-        }),
-        many => Err(ViolationKind::MisreportedOutcome {
-            detail: format!(
-                "{} deliveries of {id} reported {many:?}; only one delivery handles an event, \
-                 and the others are redeliveries (AlreadyApplied)",
-                many.len()
-            ),
-        }),
+        [decided] => misreported(format!(
+            "{id} was reported as {decided:?}, where {expected:?} was due"
+        )),
+        [] => misreported(format!(
+            "every delivery of {id} reported AlreadyApplied; the one that handled it should \
+             have reported {expected:?}"
+        )),
+        many => misreported(format!(
+            "{} deliveries of {id} reported {many:?}; only one delivery handles an event, and \
+             the others are redeliveries (AlreadyApplied)",
+            many.len()
+        )),
     }
 }
 

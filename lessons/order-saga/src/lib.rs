@@ -23,7 +23,7 @@ pub use effect::{OrderEvent, apply_to_order, enqueue};
 pub use event::{EventError, Outcome, PaymentEvent, PaymentResult};
 pub use scenarios::Mix;
 pub use subject::{Handler, Subject};
-pub use violation::{Delivery, Violation, ViolationKind};
+pub use violation::{Delivery, FailureCause, Violation, ViolationKind};
 
 /// Where the book explains each lesson; failure messages point to the one that fits.
 pub const CHAPTER_02: &str = "chapter 2 of the book (book/src/02-on-conflict.md)";

@@ -42,12 +42,17 @@ pub enum ViolationKind {
     },
     /// The effect happened once, but deliveries that lost the race returned an error.
     DuplicateSurfacedAsError { errors: usize, example: String },
-    /// A delivery failed with something other than a duplicate.
-    HandlerFailed { error: String },
+    /// A delivery failed with something other than a duplicate; `cause` is what the error
+    /// suggests about why.
+    HandlerFailed { error: String, cause: FailureCause },
     /// A delivered event is not in processed_events.
     NotRecorded { event_id: String },
-    /// The order is right, but what the deliveries reported is not.
-    MisreportedOutcome { detail: String },
+    /// The order is right, but what the deliveries reported is not. `about_resolved` when the
+    /// report in question is (or should have been) `OrderAlreadyResolved`.
+    MisreportedOutcome {
+        detail: String,
+        about_resolved: bool,
+    },
     /// The second delivery gave up on the event while the first one's transaction was still
     /// open: had that transaction rolled back, nobody would apply the event.
     DecidedWithoutWaiting { outcome: Outcome },
@@ -59,6 +64,32 @@ pub enum ViolationKind {
     Stuck { detail: String },
     /// The test could not run at all (no database, say).
     Setup(Box<KitError>),
+}
+
+/// What a handler's error suggests about its cause, for the advice that goes with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureCause {
+    /// SQLSTATE 40P01: two transactions waited on each other.
+    Deadlock,
+    /// SQLSTATE 40001: a serialization failure, from an isolation level above read committed.
+    Serialization,
+    /// No connection came free in the pool: the handler wanted a second one while holding one.
+    PoolExhausted,
+    /// Anything else: a typo in the SQL, a missing table, ...
+    Other,
+}
+
+impl FailureCause {
+    pub(crate) fn of(error: &sqlx::Error) -> FailureCause {
+        if matches!(error, sqlx::Error::PoolTimedOut) {
+            return FailureCause::PoolExhausted;
+        }
+        match error.as_database_error().and_then(|e| e.code()).as_deref() {
+            Some("40P01") => FailureCause::Deadlock,
+            Some("40001") => FailureCause::Serialization,
+            _ => FailureCause::Other,
+        }
+    }
 }
 
 /// How the events reached the handler.
@@ -121,26 +152,33 @@ impl fmt::Display for Violation {
                 if same_event {
                     write!(
                         f,
-                        "One event, applied more than once. The insert into processed_events \
-                         did refuse the duplicate (ON CONFLICT DO NOTHING made it insert zero \
-                         rows), but the handler never looked at that answer: it had already \
-                         decided, from a check made before any delivery committed.\n\
+                        "One event, applied more than once. Whatever the handler checked before \
+                         applying it, every delivery passed, since none could see another's \
+                         uncommitted record. If processed_events refused the duplicate record \
+                         (ON CONFLICT DO NOTHING inserting zero rows), the handler did not ask, \
+                         and applied the event anyway.\n\
                          Next: let the insert's rows-affected decide. Zero rows means another \
                          delivery has this event: commit the no-op and return \
                          Outcome::AlreadyApplied without touching the order. See {CHAPTER_02}, \
                          \"The insert is the decision\"."
                     )
                 } else {
+                    let verdicts = if contradicting(announcements) {
+                        "The order left one terminal status for another, and the rest of the \
+                         system heard contradicting verdicts."
+                    } else {
+                        "The rest of the system heard the order's verdict more than once."
+                    };
                     write!(
                         f,
-                        "Two different events, so the dedupe guard let both through, as it \
-                         should. Each delivery read the order as pending before the other \
-                         committed, and each moved it: the order left one terminal status for \
-                         another, and the rest of the system heard contradicting verdicts.\n\
-                         Next: read the status with SELECT ... FOR UPDATE, so that the second \
-                         delivery waits for the first to commit and then reads the status it \
-                         left; leave an order that is no longer pending alone. See \
-                         {CHAPTER_04}, \"The race the status check loses\"."
+                        "Different events for one order, so the dedupe guard let each of them \
+                         through, as it should: their ids differ. Then each delivery moved the \
+                         order, because each found it pending (its read ran before the other's \
+                         change committed) or never looked. {verdicts}\n\
+                         Next: before moving the order, read its status with SELECT ... FOR \
+                         UPDATE, so that a second delivery waits for the first to commit and \
+                         then reads the status it left; leave an order that is no longer pending \
+                         alone. See {CHAPTER_04}, \"The race the status check loses\"."
                     )
                 }
             }
@@ -223,13 +261,43 @@ impl fmt::Display for Violation {
                  Next: use INSERT ... ON CONFLICT DO NOTHING and report zero rows as \
                  Outcome::AlreadyApplied. See {CHAPTER_02}, \"The insert is the decision\"."
             ),
-            ViolationKind::HandlerFailed { error } => write!(
-                f,
-                "a delivery failed: {error}\n\
-                 Only a duplicate may be reported as handled; this error means the handler \
-                 could not do its job. Check its SQL against migrations/order_saga. See \
-                 {CHAPTER_02}."
-            ),
+            ViolationKind::HandlerFailed { error, cause } => {
+                writeln!(f, "a delivery failed: {error}")?;
+                match cause {
+                    FailureCause::Deadlock => write!(
+                        f,
+                        "Two deliveries deadlocked: each waited for a lock the other held. A \
+                         read that takes a shared lock (FOR SHARE) and then an update that needs \
+                         an exclusive one is the usual way: two sessions both get the shared \
+                         lock, and neither can upgrade it. Take the lock you will need in the \
+                         first read: FOR UPDATE. See {CHAPTER_04}, \"The race the status check \
+                         loses\"."
+                    ),
+                    FailureCause::Serialization => write!(
+                        f,
+                        "A serialization failure: the transaction runs at REPEATABLE READ or \
+                         SERIALIZABLE, where a conflict aborts the loser instead of making it \
+                         wait and read the winner's result. The guards of these lessons are \
+                         built for read committed, PostgreSQL's default; at a stricter level \
+                         every caller needs a retry loop. See {CHAPTER_02}, \"The insert is the \
+                         decision\"."
+                    ),
+                    FailureCause::PoolExhausted => write!(
+                        f,
+                        "The pool had no free connection. Each worker in these tests has a pool \
+                         of one connection, which its open transaction holds; a statement sent \
+                         to the pool instead of the transaction waits for a second connection \
+                         that never comes. Run every statement of the handler on the \
+                         transaction (&mut *tx). See {CHAPTER_03}, \"One commit, not two\"."
+                    ),
+                    FailureCause::Other => write!(
+                        f,
+                        "Only a duplicate may be reported as handled; this error means the \
+                         handler could not do its job. Check its SQL against \
+                         migrations/order_saga. See {CHAPTER_02}."
+                    ),
+                }
+            }
             ViolationKind::NotRecorded { event_id } => write!(
                 f,
                 "{event_id} is not in processed_events, although it was delivered and reported \
@@ -237,13 +305,23 @@ impl fmt::Display for Violation {
                  decides to ignore because its order is no longer pending: commit the record \
                  with the no-op. See {CHAPTER_04}, \"Leaving a resolved order alone\"."
             ),
-            ViolationKind::MisreportedOutcome { detail } => write!(
-                f,
-                "the order is right, but {detail}. Report Applied from the one delivery whose \
-                 transaction changed the order, AlreadyApplied for a redelivered event id, and \
-                 OrderAlreadyResolved for a new event whose order had already left pending. See \
-                 {CHAPTER_02}, \"The insert is the decision\"."
-            ),
+            ViolationKind::MisreportedOutcome {
+                detail,
+                about_resolved,
+            } => {
+                let (chapter, section) = if *about_resolved {
+                    (CHAPTER_04, "Leaving a resolved order alone")
+                } else {
+                    (CHAPTER_02, "The insert is the decision")
+                };
+                write!(
+                    f,
+                    "the order is right, but {detail}. Report Applied from the one delivery \
+                     whose transaction changed the order, AlreadyApplied for a redelivered event \
+                     id, and OrderAlreadyResolved for a new event whose order had already left \
+                     pending. See {chapter}, \"{section}\"."
+                )
+            }
             ViolationKind::DecidedWithoutWaiting { outcome } => write!(
                 f,
                 "the second delivery reported {outcome:?} while the first delivery's \
@@ -283,6 +361,11 @@ impl fmt::Display for Violation {
     }
 }
 
+/// Whether the rows announce different verdicts (a confirmation and a cancellation).
+fn contradicting(announcements: &[(String, String)]) -> bool {
+    announcements.windows(2).any(|w| w[0].0 != w[1].0)
+}
+
 /// "2 x order.confirmed (caused by pay-1), order.cancelled (caused by pay-2)", with at most
 /// four kinds of row named: thirty-two workers can write thirty-two rows.
 fn tally(announcements: &[(String, String)]) -> String {
@@ -315,3 +398,32 @@ impl fmt::Debug for Violation {
 }
 
 impl std::error::Error for Violation {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pool_timeout_is_read_as_a_statement_outside_the_transaction() {
+        assert_eq!(
+            FailureCause::of(&sqlx::Error::PoolTimedOut),
+            FailureCause::PoolExhausted
+        );
+        assert_eq!(
+            FailureCause::of(&sqlx::Error::RowNotFound),
+            FailureCause::Other
+        );
+    }
+
+    #[test]
+    fn many_identical_rows_are_counted_not_listed() {
+        let row = |kind: &str, cause: &str| (kind.to_string(), cause.to_string());
+        let rows = vec![row("order.confirmed", "pay-1"); 32];
+        assert_eq!(tally(&rows), "32 x order.confirmed (caused by pay-1)");
+        let mixed: Vec<_> = (0..6)
+            .map(|i| row("order.cancelled", &format!("pay-{i}")))
+            .collect();
+        assert!(tally(&mixed).ends_with("and 2 more"), "{}", tally(&mixed));
+        assert!(!contradicting(&mixed));
+    }
+}

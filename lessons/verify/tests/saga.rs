@@ -90,7 +90,8 @@ async fn lesson_03_exercise_gives_up_on_an_event_nobody_has_applied() -> Result<
 }
 
 #[tokio::test]
-async fn lesson_03_exercise_loses_the_event_a_duplicate_was_waiting_for() -> Result<(), String> {
+async fn lesson_03_exercise_loses_the_event_when_the_delivery_it_raced_dies() -> Result<(), String>
+{
     let result =
         scenarios::first_delivery_dies_while_a_duplicate_waits(lesson_03::exercise()).await;
     let why = "the claim commits before the effect";

@@ -129,8 +129,8 @@ pub async fn first_delivery_dies_while_a_duplicate_waits<H: Handler>(
     killed(
         subject,
         Delivery::Story(
-            "payment.succeeded pay-1 reached two workers; the first died inside its \
-             transaction while the second waited on it (a scripted interleaving)",
+            "payment.succeeded pay-1 reached a second worker while the first was inside its \
+             transaction, and then the first died there (a scripted interleaving)",
         ),
         StopAt::OrderRow,
         Redelivery::WhileTheFirstWaits,
