@@ -18,6 +18,9 @@ use crate::{KitError, Schema, server};
 /// lock that serialises template builds when several test processes share one server.
 const TEMPLATE_BUILD_LOCK: i64 = 0x1de9_0be4_7001;
 
+/// See [`TestDatabase::pool`].
+const POOL_ACQUIRE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 pub struct TestDatabase {
     name: String,
     server: &'static Server,
@@ -61,6 +64,10 @@ impl TestDatabase {
         let pool = PgPoolOptions::new()
             .max_connections(connections)
             .min_connections(connections)
+            // Every scenario gives each worker a connection of its own, so waiting for one only
+            // happens when a handler holding a transaction asks the pool for a second
+            // connection. That never resolves; say so in seconds, not after sqlx's default 30.
+            .acquire_timeout(POOL_ACQUIRE_TIMEOUT)
             .connect_with(self.sqlx_options()?)
             .await
             .map_err(KitError::database("connect a pool for the code under test"))?;
