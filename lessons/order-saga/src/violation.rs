@@ -284,10 +284,10 @@ impl fmt::Display for Violation {
                     ),
                     FailureCause::PoolExhausted => write!(
                         f,
-                        "The pool had no free connection. Each worker in these tests has a pool \
-                         of one connection, which its open transaction holds; a statement sent \
-                         to the pool instead of the transaction waits for a second connection \
-                         that never comes. Run every statement of the handler on the \
+                        "The pool had no free connection. In these tests each worker has one \
+                         connection of its own, which its open transaction holds; a statement \
+                         sent to the pool instead of the transaction waits for a second \
+                         connection that never comes. Run every statement of the handler on the \
                          transaction (&mut *tx). See {CHAPTER_03}, \"One commit, not two\"."
                     ),
                     FailureCause::Other => write!(

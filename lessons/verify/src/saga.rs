@@ -25,14 +25,14 @@ impl SagaTest {
             SagaTest::ContradictingRace => "forced: contradicting events".into(),
             SagaTest::Barrier { workers, .. } => format!(
                 "barrier, {workers} workers x {} rounds",
-                scenarios::BARRIER_ROUNDS
+                scenarios::barrier_rounds(*workers)
             ),
         }
     }
 
     pub fn rounds(&self) -> usize {
         match self {
-            SagaTest::Barrier { .. } => scenarios::BARRIER_ROUNDS,
+            SagaTest::Barrier { workers, .. } => scenarios::barrier_rounds(*workers),
             _ => 1,
         }
     }

@@ -7,7 +7,7 @@ mod forced;
 mod killed;
 mod sequential;
 
-pub use barrier::{BARRIER_ROUNDS, Mix, barrier};
+pub use barrier::{BARRIER_ROUNDS, Mix, barrier, barrier_rounds};
 pub use forced::{contradicting_events_race, duplicate_races_an_uncommitted_delivery};
 pub use killed::{
     crash_before_the_effect_then_redelivery, crash_before_the_outbox_row_then_redelivery,
