@@ -1,0 +1,84 @@
+//! `cargo workbook`: the workbook's front door, for students and instructors.
+
+mod catalog;
+mod commands;
+mod progress;
+mod shipped;
+mod tests_run;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "cargo workbook",
+    bin_name = "cargo workbook",
+    about = "Idempotency is a database constraint: the workbook's exercises, hints and checks.",
+    after_help = "Lessons are named by number (01), key (check-then-act) or folder."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Every lesson: solved or not, its chapter, and which one is next (the default).
+    Status,
+    /// Run one exercise's tests and explain the verdict.
+    Check { lesson: String },
+    /// The next hint for a lesson: first a nudge, then the mechanism, never the code.
+    Hint { lesson: String },
+    /// Restore a lesson's exercise files as shipped (your changes to them are lost).
+    Reset { lesson: String },
+    /// The exercise against its solution, coloured (once the exercise passes, or with --force).
+    Diff {
+        lesson: String,
+        #[arg(long)]
+        force: bool,
+    },
+    /// Print the solution's handler (once the exercise passes, or with --force).
+    Solution {
+        lesson: String,
+        #[arg(long)]
+        force: bool,
+    },
+    /// Maintainers and CI: every shipped exercise fails for its intended reason, every solution
+    /// passes, and their test files are identical.
+    Verify,
+    /// Run a lesson's race and fault tests K times against the exercise and the solution.
+    Repeat {
+        lesson: String,
+        #[arg(long, default_value_t = 200)]
+        runs: u32,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let root = workspace_root();
+    let result = match cli.command.unwrap_or(Command::Status) {
+        Command::Status => commands::status(&root),
+        Command::Check { lesson } => commands::check(&root, &lesson),
+        Command::Hint { lesson } => commands::hint(&root, &lesson),
+        Command::Reset { lesson } => commands::reset(&root, &lesson),
+        Command::Diff { lesson, force } => commands::diff(&root, &lesson, force),
+        Command::Solution { lesson, force } => commands::solution(&root, &lesson, force),
+        Command::Verify => commands::verify(&root),
+        Command::Repeat { lesson, runs } => commands::repeat(&root, &lesson, runs),
+    };
+    match result {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("{} {message}", console::style("error:").red().bold());
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The workspace this binary was built in: the runner works on the files next to it.
+fn workspace_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}

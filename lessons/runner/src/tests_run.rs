@@ -1,0 +1,159 @@
+//! Running an exercise's tests with cargo, and reading the verdict out of what cargo prints.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use crate::catalog::Lesson;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Solved,
+    /// The tests ran and some failed; each failure with its teaching message.
+    Failing(Vec<Failure>),
+    /// The exercise does not compile; the compiler's errors.
+    DoesNotCompile(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub test: String,
+    pub message: String,
+}
+
+impl Verdict {
+    pub fn word(&self) -> &'static str {
+        match self {
+            Verdict::Solved => "solved",
+            Verdict::Failing(_) => "not yet",
+            Verdict::DoesNotCompile(_) => "does not compile",
+        }
+    }
+}
+
+/// Runs `cargo test -p exercise-…` for `lesson`, from the workspace root.
+pub fn run(root: &Path, lesson: &Lesson) -> Result<Verdict, String> {
+    let output = cargo(root)
+        .args(["test", "--color", "never", "-p", &lesson.package()])
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .map_err(cargo_missing)?;
+    Ok(read_verdict(&output))
+}
+
+/// The cargo that started us (`cargo workbook` sets `CARGO`), or the one on the PATH.
+pub fn cargo(root: &Path) -> Command {
+    let program = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(program);
+    command.current_dir(root);
+    command
+}
+
+pub fn cargo_missing(error: std::io::Error) -> String {
+    format!(
+        "could not run cargo ({error}). The workbook needs a Rust toolchain, 1.94 or newer: \
+         install it from https://rustup.rs, then run this again."
+    )
+}
+
+fn read_verdict(output: &Output) -> Verdict {
+    if output.status.success() {
+        return Verdict::Solved;
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if stderr.contains("could not compile") && !stdout.contains("running ") {
+        return Verdict::DoesNotCompile(compiler_errors(&stderr));
+    }
+    let failures = failures(&stdout);
+    if failures.is_empty() {
+        // Failed, but not in a way we can read: show the end of what cargo said.
+        let tail: Vec<&str> = stderr.lines().rev().take(20).collect();
+        return Verdict::Failing(vec![Failure {
+            test: "(cargo test)".into(),
+            message: tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
+        }]);
+    }
+    Verdict::Failing(failures)
+}
+
+/// The `error…` blocks of a failed build, without cargo's progress lines.
+fn compiler_errors(stderr: &str) -> String {
+    let mut kept = Vec::new();
+    let mut in_error = false;
+    for line in stderr.lines() {
+        if line.starts_with("error") || line.starts_with("warning") {
+            in_error = line.starts_with("error");
+        } else if line.trim_start().starts_with("Compiling") {
+            in_error = false;
+        }
+        if in_error {
+            kept.push(line);
+        }
+    }
+    kept.join("\n").trim().to_string()
+}
+
+/// Each `---- name stdout ----` section of libtest's output: the test and what it printed.
+fn failures(stdout: &str) -> Vec<Failure> {
+    let mut found = Vec::new();
+    let mut current: Option<(String, Vec<&str>)> = None;
+    for line in stdout.lines() {
+        let header = line
+            .strip_prefix("---- ")
+            .and_then(|rest| rest.strip_suffix(" stdout ----"));
+        if (header.is_some() || line == "failures:")
+            && let Some((test, lines)) = current.take()
+        {
+            found.push(Failure {
+                test,
+                message: lines.join("\n").trim().to_string(),
+            });
+        }
+        if let Some(test) = header {
+            current = Some((test.to_string(), Vec::new()));
+        } else if let Some((_, lines)) = &mut current {
+            lines.push(line);
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_are_read_from_libtest_output() {
+        let stdout = "running 2 tests\n\
+                      test a ... FAILED\n\nfailures:\n\n\
+                      ---- a stdout ----\nError: the order was announced 2 times\nline two\n\n\
+                      ---- b::case_1 stdout ----\nError: lost\n\n\
+                      failures:\n    a\n    b::case_1\n";
+        assert_eq!(
+            failures(stdout),
+            vec![
+                Failure {
+                    test: "a".into(),
+                    message: "Error: the order was announced 2 times\nline two".into()
+                },
+                Failure {
+                    test: "b::case_1".into(),
+                    message: "Error: lost".into()
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn compiler_errors_keep_the_errors_and_drop_the_progress() {
+        let stderr = "   Compiling exercise v0.1.0\n\
+                      error[E0425]: cannot find value `tx`\n --> src/lib.rs:3:5\n\n\
+                      warning: unused import\n --> src/lib.rs:1:1\n\
+                      error: could not compile `exercise` due to 1 previous error\n";
+        let errors = compiler_errors(stderr);
+        assert!(errors.starts_with("error[E0425]"), "{errors}");
+        assert!(errors.contains("src/lib.rs:3:5"), "{errors}");
+        assert!(!errors.contains("unused import"), "{errors}");
+        assert!(!errors.contains("Compiling"), "{errors}");
+    }
+}

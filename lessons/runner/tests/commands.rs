@@ -1,0 +1,101 @@
+//! The runner's commands end to end: the real binary, its real output (no colours: the output
+//! is not a terminal), snapshotted. Nothing here runs an exercise's tests, which would mean
+//! cargo inside cargo; those paths are covered by the unit tests of how a verdict is read.
+
+use std::process::Command;
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn workbook(state: &tempfile::TempDir, args: &[&str]) -> Run {
+    let output = Command::new(env!("CARGO_BIN_EXE_workbook"))
+        .args(args)
+        .env("WORKBOOK_STATE_DIR", state.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the runner starts");
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn an_unknown_lesson_is_refused_with_the_list_of_lessons() {
+    let state = tempfile::tempdir().unwrap();
+    for command in ["check", "hint", "diff", "solution", "repeat"] {
+        let run = workbook(&state, &[command, "07"]);
+        assert_eq!(run.code, 2, "{command}: {}", run.stderr);
+        insta::assert_snapshot!("unknown_lesson", run.stderr);
+    }
+}
+
+#[test]
+fn hints_come_one_stage_at_a_time_and_stop_at_the_last() {
+    let state = tempfile::tempdir().unwrap();
+    let shown: Vec<String> = (0..4)
+        .map(|_| workbook(&state, &["hint", "04"]).stdout)
+        .collect();
+    insta::assert_snapshot!("hint_04_first", shown[0]);
+    assert!(shown[1].starts_with("Hint 2 of 3"), "{}", shown[1]);
+    assert!(shown[2].starts_with("Hint 3 of 3"), "{}", shown[2]);
+    assert_eq!(
+        shown[3], shown[2],
+        "after the last hint, the last hint again"
+    );
+}
+
+#[test]
+fn progress_is_kept_by_lesson_key_not_by_number() {
+    let state = tempfile::tempdir().unwrap();
+    workbook(&state, &["hint", "1"]);
+    let saved = std::fs::read_to_string(state.path().join("workbook-progress.json")).unwrap();
+    assert!(saved.contains("\"check-then-act\""), "{saved}");
+    let second = workbook(&state, &["hint", "check-then-act"]);
+    assert!(
+        second.stdout.starts_with("Hint 2 of 3"),
+        "{}",
+        second.stdout
+    );
+}
+
+#[test]
+fn diff_with_force_shows_only_the_fix_and_the_package_name() {
+    let state = tempfile::tempdir().unwrap();
+    let run = workbook(&state, &["diff", "04", "--force"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    insta::assert_snapshot!("diff_04", run.stdout);
+}
+
+#[test]
+fn solution_with_force_prints_the_handler_and_not_the_tests() {
+    let state = tempfile::tempdir().unwrap();
+    let run = workbook(&state, &["solution", "01", "--force"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("// solutions/01-check-then-act/src/lib.rs")
+    );
+    assert!(
+        run.stdout
+            .contains("migrations/0100_processed_events_key.sql")
+    );
+    assert!(!run.stdout.contains("tests/lesson.rs"));
+}
+
+#[test]
+fn an_unknown_subcommand_gets_clap_s_message_and_the_usage() {
+    let state = tempfile::tempdir().unwrap();
+    let run = workbook(&state, &["chekc", "01"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("unrecognized subcommand 'chekc'"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("check"), "{}", run.stderr);
+}
