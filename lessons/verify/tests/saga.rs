@@ -11,7 +11,7 @@ use verify::{lesson_02, lesson_03, lesson_04, lesson_05};
 /// solved it and then ran the root suite.
 const SHIPPED: &str = "This checks the exercise *as shipped*. If you solved it, that is why: \
                        run your own tests with `cargo test -p exercise-NN-…`, and restore the \
-                       shipped files (`git checkout exercises/`) before running the root suite.";
+                       shipped files (`cargo workbook reset NN`) before running the root suite.";
 
 /// The exercise must fail, and for the lesson's reason (`why`): a setup error or any other
 /// violation does not count.

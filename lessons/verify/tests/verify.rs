@@ -12,7 +12,7 @@ use verify::{LESSONS, lesson_01};
 /// solved it and then ran the root suite.
 const SHIPPED: &str = "This checks the exercise *as shipped*. If you solved it, that is why: \
                        run your own tests with `cargo test -p exercise-01-check-then-act`, and \
-                       restore the shipped files (`git checkout exercises/`) before running the \
+                       restore the shipped files (`cargo workbook reset NN`) before running the \
                        root suite.";
 
 #[test]

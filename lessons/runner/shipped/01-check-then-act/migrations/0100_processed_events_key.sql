@@ -1,0 +1,4 @@
+-- Lesson 01: your change to the schema (applied after ../../migrations/ledger).
+--
+-- TODO: make it impossible for processed_events to hold the same event_id twice, so that
+-- the database, and not an if-statement in the handler, decides which delivery is the first.

@@ -1,0 +1,37 @@
+//! Lesson 01's tests, run against `apply_credit` in this crate's `src/lib.rs`.
+//!
+//! This file is identical in exercises/ and solutions/. The scenarios themselves live in
+//! lessons/01-check-then-act/src/scenarios, and chapter 1 of the book tells each one's story.
+
+use check_then_act::{Violation, scenarios, subject};
+use rstest::rstest;
+
+/// Passes against the broken handler too: see "Why a sequential test proves nothing".
+#[tokio::test]
+async fn a_redelivery_after_the_first_changes_nothing() -> Result<(), Violation> {
+    scenarios::sequential_redelivery(subject!(handler::apply_credit)).await
+}
+
+/// Only a duplicate is "already applied": a real failure stays an error.
+#[tokio::test]
+async fn an_event_for_an_unknown_account_is_an_error() -> Result<(), Violation> {
+    scenarios::unknown_account(subject!(handler::apply_credit)).await
+}
+
+/// Scripted, not timed: the second delivery starts while the first is inside its transaction.
+#[tokio::test]
+async fn a_delivery_racing_an_uncommitted_one_changes_nothing() -> Result<(), Violation> {
+    scenarios::forced_interleaving(subject!(handler::apply_credit)).await
+}
+
+/// The essay's barrier test, on a runtime with real parallelism.
+#[rstest]
+#[case::two_workers(2)]
+#[case::eight_workers(8)]
+#[case::thirty_two_workers(32)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workers_released_together_credit_each_event_once(
+    #[case] workers: usize,
+) -> Result<(), Violation> {
+    scenarios::barrier(subject!(handler::apply_credit), workers).await
+}

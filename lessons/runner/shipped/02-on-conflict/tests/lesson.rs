@@ -1,0 +1,52 @@
+//! Lesson 02's tests, run against `apply_payment_result` in this crate's `src/lib.rs`.
+//!
+//! This file is identical in exercises/ and solutions/. The scenarios live in
+//! lessons/order-saga/src/scenarios, and chapter 2 of the book tells each one's story.
+
+use order_saga::{Mix, Violation, scenarios, subject};
+use rstest::rstest;
+
+/// Passes against the broken handler too: the pre-check sees a redelivery that comes after.
+#[tokio::test]
+async fn a_redelivery_after_the_first_changes_nothing() -> Result<(), Violation> {
+    scenarios::redelivered_after_commit(subject!(handler::apply_payment_result)).await
+}
+
+/// Only a duplicate is "already applied": a real failure stays an error.
+#[tokio::test]
+async fn an_event_for_an_unknown_order_is_an_error() -> Result<(), Violation> {
+    scenarios::event_for_an_unknown_order(subject!(handler::apply_payment_result)).await
+}
+
+/// Scripted, not timed: the duplicate arrives while the first delivery is inside its
+/// transaction.
+#[tokio::test]
+async fn a_duplicate_racing_an_uncommitted_delivery_changes_nothing() -> Result<(), Violation> {
+    scenarios::duplicate_races_an_uncommitted_delivery(subject!(handler::apply_payment_result))
+        .await
+}
+
+/// When the first delivery's transaction rolls back, the duplicate waiting on it applies the
+/// event.
+#[tokio::test]
+async fn a_duplicate_waiting_on_a_delivery_that_dies_applies_the_event() -> Result<(), Violation> {
+    scenarios::first_delivery_dies_while_a_duplicate_waits(subject!(handler::apply_payment_result))
+        .await
+}
+
+/// The essay's barrier test: every worker has the same event.
+#[rstest]
+#[case::two_workers(2)]
+#[case::eight_workers(8)]
+#[case::thirty_two_workers(32)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workers_released_together_apply_each_event_once(
+    #[case] workers: usize,
+) -> Result<(), Violation> {
+    scenarios::barrier(
+        subject!(handler::apply_payment_result),
+        Mix::SameEvent,
+        workers,
+    )
+    .await
+}

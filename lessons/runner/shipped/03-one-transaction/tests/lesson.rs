@@ -1,0 +1,58 @@
+//! Lesson 03's tests, run against `apply_payment_result` in this crate's `src/lib.rs`.
+//!
+//! This file is identical in exercises/ and solutions/. The scenarios live in
+//! lessons/order-saga/src/scenarios, and chapter 3 of the book tells each one's story.
+
+use order_saga::{Mix, Violation, scenarios, subject};
+use rstest::rstest;
+
+/// Passes against the broken handler too: nothing dies, so both commits happen.
+#[tokio::test]
+async fn a_redelivery_after_the_first_changes_nothing() -> Result<(), Violation> {
+    scenarios::redelivered_after_commit(subject!(handler::apply_payment_result)).await
+}
+
+/// The fault test: the worker dies between the record and the order's change, and the broker
+/// delivers the event again.
+#[tokio::test]
+async fn a_delivery_that_dies_halfway_is_applied_by_the_redelivery() -> Result<(), Violation> {
+    scenarios::crash_before_the_effect_then_redelivery(subject!(handler::apply_payment_result))
+        .await
+}
+
+/// The same fault, with the redelivery already waiting when the first delivery dies.
+#[tokio::test]
+async fn a_duplicate_waiting_on_a_delivery_that_dies_applies_the_event() -> Result<(), Violation> {
+    scenarios::first_delivery_dies_while_a_duplicate_waits(subject!(handler::apply_payment_result))
+        .await
+}
+
+/// A duplicate may only give up on the event once the first delivery has committed it.
+#[tokio::test]
+async fn a_duplicate_racing_an_uncommitted_delivery_changes_nothing() -> Result<(), Violation> {
+    scenarios::duplicate_races_an_uncommitted_delivery(subject!(handler::apply_payment_result))
+        .await
+}
+
+/// A failure must roll the record back with everything else.
+#[tokio::test]
+async fn an_event_for_an_unknown_order_is_an_error() -> Result<(), Violation> {
+    scenarios::event_for_an_unknown_order(subject!(handler::apply_payment_result)).await
+}
+
+/// Passes against the broken handler too: concurrency alone never splits the two commits.
+#[rstest]
+#[case::two_workers(2)]
+#[case::eight_workers(8)]
+#[case::thirty_two_workers(32)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workers_released_together_apply_each_event_once(
+    #[case] workers: usize,
+) -> Result<(), Violation> {
+    scenarios::barrier(
+        subject!(handler::apply_payment_result),
+        Mix::SameEvent,
+        workers,
+    )
+    .await
+}

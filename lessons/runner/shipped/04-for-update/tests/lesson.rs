@@ -1,0 +1,43 @@
+//! Lesson 04's tests, run against `apply_payment_result` in this crate's `src/lib.rs`.
+//!
+//! This file is identical in exercises/ and solutions/. The scenarios live in
+//! lessons/order-saga/src/scenarios, and chapter 4 of the book tells each one's story.
+
+use order_saga::{Mix, Violation, scenarios, subject};
+use rstest::rstest;
+
+/// The case only the terminal-state guard catches: a new event id for a confirmed order.
+#[tokio::test]
+async fn a_late_failure_cannot_flip_a_confirmed_order() -> Result<(), Violation> {
+    scenarios::late_failure_after_confirmation(subject!(handler::apply_payment_result)).await
+}
+
+/// The case only the dedupe guard catches: a redelivery while the order is still pending.
+#[tokio::test]
+async fn a_redelivered_instalment_is_counted_once() -> Result<(), Violation> {
+    scenarios::redelivered_instalment(subject!(handler::apply_payment_result)).await
+}
+
+/// Scripted, not timed: a contradicting event arrives while the first is inside its
+/// transaction.
+#[tokio::test]
+async fn contradicting_events_racing_for_one_order_resolve_it_once() -> Result<(), Violation> {
+    scenarios::contradicting_events_race(subject!(handler::apply_payment_result)).await
+}
+
+/// The barrier test with no duplicate ids at all: every worker has an event of its own.
+#[rstest]
+#[case::two_workers(2)]
+#[case::eight_workers(8)]
+#[case::thirty_two_workers(32)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workers_released_together_resolve_the_order_once(
+    #[case] workers: usize,
+) -> Result<(), Violation> {
+    scenarios::barrier(
+        subject!(handler::apply_payment_result),
+        Mix::Contradicting,
+        workers,
+    )
+    .await
+}

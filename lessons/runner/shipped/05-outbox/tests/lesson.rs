@@ -1,0 +1,43 @@
+//! Lesson 05's tests, run against `apply_payment_result` in this crate's `src/lib.rs`.
+//!
+//! This file is identical in exercises/ and solutions/. The scenarios live in
+//! lessons/order-saga/src/scenarios, and chapter 5 of the book tells each one's story. Every
+//! scenario checks the outbox invariant: a resolved order has exactly one outbox row saying
+//! so, and a pending order has none.
+
+use order_saga::{Mix, Violation, scenarios, subject};
+use rstest::rstest;
+
+/// Passes against the broken handler too: nothing dies between the two commits.
+#[tokio::test]
+async fn a_redelivery_after_the_first_changes_nothing() -> Result<(), Violation> {
+    scenarios::redelivered_after_commit(subject!(handler::apply_payment_result)).await
+}
+
+/// The fault test: the worker dies between the order's change and its outbox row, and the
+/// broker delivers the event again.
+#[tokio::test]
+async fn a_delivery_that_dies_before_announcing_is_announced_after_all() -> Result<(), Violation> {
+    scenarios::crash_before_the_outbox_row_then_redelivery(subject!(handler::apply_payment_result))
+        .await
+}
+
+/// Lesson 03's fault test still holds: dying before the change loses nothing.
+#[tokio::test]
+async fn a_delivery_that_dies_before_the_change_is_applied_by_the_redelivery()
+-> Result<(), Violation> {
+    scenarios::crash_before_the_effect_then_redelivery(subject!(handler::apply_payment_result))
+        .await
+}
+
+/// Duplicates and contradictions at once, released together.
+#[rstest]
+#[case::two_workers(2)]
+#[case::eight_workers(8)]
+#[case::thirty_two_workers(32)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workers_released_together_announce_the_order_once(
+    #[case] workers: usize,
+) -> Result<(), Violation> {
+    scenarios::barrier(subject!(handler::apply_payment_result), Mix::Mixed, workers).await
+}
