@@ -102,6 +102,26 @@ pub fn explain(lesson: &Lesson, verdict: &Verdict) -> String {
     }
 }
 
+/// Watches the named lesson, or the first one not solved yet.
+pub fn watch(root: &Path, name: Option<&str>) -> Result<ExitCode, String> {
+    let lesson = match name {
+        Some(name) => catalog::find(name)?,
+        None => {
+            let mut progress = Progress::load(root);
+            let mut first_unsolved = None;
+            for lesson in LESSONS {
+                if current_verdict(root, lesson, &mut progress)? != "solved" {
+                    first_unsolved = Some(lesson);
+                    break;
+                }
+            }
+            progress.save(root)?;
+            first_unsolved.unwrap_or(&LESSONS[LESSONS.len() - 1])
+        }
+    };
+    crate::watch::watch(root, lesson)
+}
+
 pub fn hint(root: &Path, name: &str) -> Result<ExitCode, String> {
     let lesson = catalog::find(name)?;
     let file = lesson.hints_file(root);
@@ -327,25 +347,65 @@ fn relative_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 pub fn verify(root: &Path) -> Result<ExitCode, String> {
-    let status = tests_run::cargo(root)
-        .args(["test", "-p", "workbook-verify"])
-        .status()
+    eprintln!("running cargo test -p workbook-verify …");
+    let output = tests_run::cargo(root)
+        .args(["test", "--color", "never", "-p", "workbook-verify"])
+        .env("RUST_BACKTRACE", "0")
+        .output()
         .map_err(tests_run::cargo_missing)?;
-    if status.success() {
-        println!(
-            "\n{} every shipped exercise fails for its lesson's reason, every solution passes, \
-             and each pair shares one test file.",
-            style("✓").green().bold()
-        );
-        Ok(ExitCode::SUCCESS)
-    } else {
-        println!(
-            "\n{} the checks above failed; each failure names its lesson (lesson_NN_…) and says \
-             what it expected.",
-            style("✗").red().bold()
-        );
-        Ok(ExitCode::FAILURE)
+    let failures = match tests_run::read_verdict(&output) {
+        Verdict::Solved => {
+            println!(
+                "{} every shipped exercise fails for its lesson's reason, every solution \
+                 passes, and each pair shares one test file.",
+                style("✓").green().bold()
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+        Verdict::DoesNotCompile(errors) => {
+            println!(
+                "{} the checks do not compile:\n\n{errors}",
+                style("✗").red().bold()
+            );
+            return Ok(ExitCode::FAILURE);
+        }
+        Verdict::Failing(failures) => failures,
+    };
+    for lesson in LESSONS {
+        let prefix = format!("lesson_{}_", lesson.number);
+        let theirs: Vec<_> = failures
+            .iter()
+            .filter(|f| f.test.starts_with(&prefix))
+            .collect();
+        if theirs.is_empty() {
+            println!("{} lesson {}", style("✓").green(), lesson.number);
+            continue;
+        }
+        println!("{} lesson {}", style("✗").red().bold(), lesson.number);
+        for failure in theirs {
+            println!(
+                "  {}\n{}\n",
+                style(&failure.test).bold(),
+                indent(&failure.message)
+            );
+        }
     }
+    for failure in failures.iter().filter(|f| !f.test.starts_with("lesson_")) {
+        println!(
+            "{} {}\n{}\n",
+            style("✗").red().bold(),
+            style(&failure.test).bold(),
+            indent(&failure.message)
+        );
+    }
+    Ok(ExitCode::FAILURE)
+}
+
+fn indent(text: &str) -> String {
+    text.lines()
+        .map(|line| format!("    {line}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 pub fn repeat(root: &Path, name: &str, runs: u32) -> Result<ExitCode, String> {

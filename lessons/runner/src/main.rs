@@ -5,6 +5,7 @@ mod commands;
 mod progress;
 mod shipped;
 mod tests_run;
+mod watch;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,6 +30,9 @@ enum Command {
     Status,
     /// Run one exercise's tests and explain the verdict.
     Check { lesson: String },
+    /// Check the current exercise (or the one named) again on every save. Keys: q quit, h hint,
+    /// n next lesson, Enter check now.
+    Watch { lesson: Option<String> },
     /// The next hint for a lesson: first a nudge, then the mechanism, never the code.
     Hint { lesson: String },
     /// Restore a lesson's exercise files as shipped (your changes to them are lost).
@@ -62,6 +66,7 @@ fn main() -> ExitCode {
     let result = match cli.command.unwrap_or(Command::Status) {
         Command::Status => commands::status(&root),
         Command::Check { lesson } => commands::check(&root, &lesson),
+        Command::Watch { lesson } => commands::watch(&root, lesson.as_deref()),
         Command::Hint { lesson } => commands::hint(&root, &lesson),
         Command::Reset { lesson } => commands::reset(&root, &lesson),
         Command::Diff { lesson, force } => commands::diff(&root, &lesson, force),

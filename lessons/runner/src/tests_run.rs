@@ -55,7 +55,7 @@ pub fn cargo_missing(error: std::io::Error) -> String {
     )
 }
 
-fn read_verdict(output: &Output) -> Verdict {
+pub fn read_verdict(output: &Output) -> Verdict {
     if output.status.success() {
         return Verdict::Solved;
     }
