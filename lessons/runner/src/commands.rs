@@ -51,11 +51,13 @@ pub fn check(root: &Path, name: &str) -> Result<ExitCode, String> {
     let lesson = catalog::find(name)?;
     eprintln!("running cargo test -p {} …", lesson.package());
     let verdict = tests_run::run(root, lesson)?;
-    let mut progress = Progress::load(root);
-    let entry = progress.entry(lesson);
-    entry.fingerprint = fingerprint(&lesson.inputs(root));
-    entry.verdict = verdict.word().to_string();
-    progress.save(root)?;
+    if worth_remembering(&verdict) {
+        let mut progress = Progress::load(root);
+        let entry = progress.entry(lesson);
+        entry.fingerprint = fingerprint(&lesson.inputs(root));
+        entry.verdict = verdict.word().to_string();
+        progress.save(root)?;
+    }
     print!("{}", explain(lesson, &verdict));
     Ok(match verdict {
         Verdict::Solved => ExitCode::SUCCESS,
@@ -78,6 +80,11 @@ pub fn explain(lesson: &Lesson, verdict: &Verdict) -> String {
              Fix exercises/{}/src/lib.rs and check again.\n",
             style("✗").red().bold(),
             lesson.folder
+        ),
+        Verdict::Failing(failures) if could_not_run(failures).is_some() => format!(
+            "{} lesson {n}: no test could run, so nothing is known about your handler yet.\n\n{}\n",
+            style("✗").red().bold(),
+            could_not_run(failures).unwrap_or_default()
         ),
         Verdict::Failing(failures) => {
             let mut text = format!(
@@ -120,6 +127,25 @@ pub fn watch(root: &Path, name: Option<&str>) -> Result<ExitCode, String> {
         }
     };
     crate::watch::watch(root, lesson)
+}
+
+/// A verdict says something about the files only if the tests ran: "no database" must not be
+/// remembered as "not solved" once the database is back.
+fn worth_remembering(verdict: &Verdict) -> bool {
+    match verdict {
+        Verdict::Failing(failures) => could_not_run(failures).is_none(),
+        _ => true,
+    }
+}
+
+/// When every test failed before it began (no database, say), the one reason, said once.
+fn could_not_run(failures: &[crate::tests_run::Failure]) -> Option<String> {
+    const MARK: &str = "the test could not run: ";
+    let reasons: Vec<&str> = failures
+        .iter()
+        .map(|f| f.message.split_once(MARK).map(|(_, reason)| reason))
+        .collect::<Option<_>>()?;
+    reasons.first().map(|reason| reason.to_string())
 }
 
 pub fn hint(root: &Path, name: &str) -> Result<ExitCode, String> {
@@ -319,11 +345,13 @@ fn current_verdict(
         lesson.number,
         lesson.package()
     );
-    let verdict = tests_run::run(root, lesson)?.word().to_string();
-    let entry = progress.entry(lesson);
-    entry.fingerprint = print;
-    entry.verdict = verdict.clone();
-    Ok(verdict)
+    let verdict = tests_run::run(root, lesson)?;
+    if worth_remembering(&verdict) {
+        let entry = progress.entry(lesson);
+        entry.fingerprint = print;
+        entry.verdict = verdict.word().to_string();
+    }
+    Ok(verdict.word().to_string())
 }
 
 fn relative_files(dir: &Path) -> Vec<PathBuf> {
@@ -433,6 +461,23 @@ pub fn repeat(root: &Path, name: &str, runs: u32) -> Result<ExitCode, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reason_every_test_shares_is_said_once() {
+        let failure = |message: &str| crate::tests_run::Failure {
+            test: "t".into(),
+            message: message.into(),
+        };
+        let no_server = "Error: x: the test could not run: no PostgreSQL server is available";
+        assert_eq!(
+            could_not_run(&[failure(no_server), failure(no_server)]).as_deref(),
+            Some("no PostgreSQL server is available")
+        );
+        assert_eq!(
+            could_not_run(&[failure(no_server), failure("Error: lost")]),
+            None
+        );
+    }
 
     #[test]
     fn hints_are_the_sections_of_their_file_in_order() {
