@@ -117,6 +117,7 @@ impl Lesson {
         vec![
             self.exercise_dir(root),
             root.join("lessons").join(self.suite).join("src"),
+            root.join("lessons").join(self.suite).join("exercise-tests"),
             root.join("lessons/kit/src"),
             root.join("migrations").join(self.schema),
         ]

@@ -231,9 +231,7 @@ pub fn reset(root: &Path, name: &str) -> Result<ExitCode, String> {
     }
     let shipped_paths: Vec<&Path> = shipped::files(lesson).into_iter().map(|(p, _)| p).collect();
     for extra in relative_files(&dir) {
-        let students_own = ["src", "migrations", "tests"]
-            .iter()
-            .any(|d| extra.starts_with(d));
+        let students_own = ["src", "migrations"].iter().any(|d| extra.starts_with(d));
         if students_own && !shipped_paths.contains(&extra.as_path()) {
             // Deleting what the student wrote is not ours to do; say it is there.
             println!(
@@ -299,7 +297,7 @@ pub fn solution(root: &Path, name: &str, force: bool) -> Result<ExitCode, String
     allowed_to_see_solution(root, lesson, force)?;
     let dir = lesson.solution_dir(root);
     for file in relative_files(&dir) {
-        if file.starts_with("tests") || file == Path::new("Cargo.toml") {
+        if file == Path::new("Cargo.toml") {
             continue;
         }
         let text = std::fs::read_to_string(dir.join(&file))
@@ -385,7 +383,7 @@ pub fn verify(root: &Path) -> Result<ExitCode, String> {
         Verdict::Solved => {
             println!(
                 "{} every shipped exercise fails for its lesson's reason, every solution \
-                 passes, and each pair shares one test file.",
+                 passes, and each exercise runs the same test file as its solution.",
                 style("✓").green().bold()
             );
             return Ok(ExitCode::SUCCESS);

@@ -50,7 +50,7 @@ enum Command {
         force: bool,
     },
     /// Maintainers and CI: every shipped exercise fails for its intended reason, every solution
-    /// passes, and their test files are identical.
+    /// passes, and each exercise runs the same test file as its solution.
     Verify,
     /// Run a lesson's race and fault tests K times against the exercise and the solution.
     Repeat {

@@ -14,7 +14,7 @@ fn the_runner_s_copy_of_the_exercises_is_the_shipped_one() -> Result<(), String>
     {
         let folder = lesson.file_name();
         let exercise = root.join("exercises").join(&folder);
-        for dir in ["src", "migrations", "tests"] {
+        for dir in ["src", "migrations"] {
             let mut files = files_under(&lesson.path().join(dir));
             files.extend(files_under(&exercise.join(dir)));
             files.sort();

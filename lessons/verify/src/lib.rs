@@ -53,41 +53,44 @@ impl Lesson {
         workspace_root().join("solutions").join(self.folder)
     }
 
-    /// The students run the exercise's test file and the instructors the solution's: they must
-    /// be the same file, or a solution could pass tests the exercise never has to.
-    pub fn test_files_differ(&self) -> Vec<String> {
+    /// The students run the exercise's tests and the instructors the solution's: they must be
+    /// the same file, or a solution could pass tests the exercise never has to. Both crates
+    /// name one `[[test]]` file, and neither may have a `tests/` folder of its own (cargo would
+    /// run it on one side only). Returns what is wrong, if anything.
+    pub fn test_file_mismatch(&self) -> Option<String> {
         let (ours, theirs) = (self.exercise_dir(), self.solution_dir());
-        let mut files = files_under(&ours, Path::new("tests"));
-        files.extend(files_under(&theirs, Path::new("tests")));
-        files.sort();
-        files.dedup();
-        if files.is_empty() {
-            return vec!["tests/ (missing or empty in both)".into()];
+        let (mine, yours) = (test_path(&ours), test_path(&theirs));
+        let Some(path) = mine.clone().filter(|_| mine == yours) else {
+            let named = |path: &Option<String>| path.clone().unwrap_or_else(|| "none".into());
+            return Some(format!(
+                "exercises/{0}/Cargo.toml names the test file {1}, solutions/{0}/Cargo.toml \
+                 names {2}; both must name the same [[test]] path",
+                self.folder,
+                named(&mine),
+                named(&yours)
+            ));
+        };
+        if !ours.join(&path).is_file() {
+            return Some(format!("the test file {path} does not exist"));
         }
-        files
-            .into_iter()
-            .filter(|file| {
-                std::fs::read(ours.join(file)).ok() != std::fs::read(theirs.join(file)).ok()
-            })
-            .map(|file| file.display().to_string())
-            .collect()
+        for dir in [&ours, &theirs] {
+            if dir.join("tests").exists() {
+                return Some(format!(
+                    "{} has a tests/ folder, which only one side would run",
+                    dir.display()
+                ));
+            }
+        }
+        None
     }
 }
 
-/// Every file below `root/dir`, as a path relative to `root`.
-fn files_under(root: &Path, dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(root.join(dir))
-        .into_iter()
-        .flatten()
-        .flatten()
-    {
-        let relative = dir.join(entry.file_name());
-        if entry.path().is_dir() {
-            files.extend(files_under(root, &relative));
-        } else {
-            files.push(relative);
-        }
-    }
-    files
+/// The `path` of the `[[test]]` section in `crate_dir/Cargo.toml`.
+fn test_path(crate_dir: &Path) -> Option<String> {
+    let manifest = std::fs::read_to_string(crate_dir.join("Cargo.toml")).ok()?;
+    let (_, section) = manifest.split_once("[[test]]")?;
+    section.lines().find_map(|line| {
+        let value = line.trim().strip_prefix("path")?.trim().strip_prefix('=')?;
+        Some(value.trim().trim_matches('"').to_string())
+    })
 }

@@ -1,6 +1,7 @@
 //! Lesson 05's tests, run against `apply_payment_result` in this crate's `src/lib.rs`.
 //!
-//! This file is identical in exercises/ and solutions/. The scenarios live in
+//! One file for both crates: `exercises/NN-…` and `solutions/NN-…` name it as their `[[test]]`,
+//! so the solution passes exactly the tests the student runs. The scenarios live in
 //! lessons/order-saga/src/scenarios, and chapter 5 of the book tells each one's story. Every
 //! scenario checks the outbox invariant: a resolved order has exactly one outbox row saying
 //! so, and a pending order has none.

@@ -1,6 +1,7 @@
 //! Lesson 01's tests, run against `apply_credit` in this crate's `src/lib.rs`.
 //!
-//! This file is identical in exercises/ and solutions/. The scenarios themselves live in
+//! One file for both crates: `exercises/NN-…` and `solutions/NN-…` name it as their `[[test]]`,
+//! so the solution passes exactly the tests the student runs. The scenarios live in
 //! lessons/01-check-then-act/src/scenarios, and chapter 1 of the book tells each one's story.
 
 use check_then_act::{Violation, scenarios, subject};
