@@ -15,12 +15,22 @@ use crate::server::{Backend, Server};
 /// The oldest server the kit supports: `DROP DATABASE … WITH (FORCE)` arrived in 13.
 const MINIMUM_MAJOR_VERSION: u32 = 13;
 
-/// Owns the cluster's lifetime. It starts the server, prints `ready`, then waits for its stdin
-/// to close, which happens when the test process exits for any reason (even SIGKILL, which no
-/// destructor survives), and only then stops the server and deletes its directory. It runs in a
-/// process group of its own, so a Ctrl-C aimed at the tests does not kill it before it cleans up.
+/// Owns the cluster's lifetime, and makes every file and process the cluster needs itself, so
+/// that there is no instant at which the test process can die and leave something behind that
+/// no one will remove. It creates the run directory, copies the data directory, starts the
+/// server, prints `ready <dir>`, then waits for its stdin to close, which happens when the test
+/// process exits for any reason (even SIGKILL, which no destructor survives), and only then
+/// stops the server and deletes the directory.
+///
+/// It runs in a process group of its own, so a Ctrl-C aimed at the tests does not kill it before
+/// it cleans up. It ignores SIGPIPE: if the test process dies before reading `ready`, that
+/// line's write fails instead of killing the shell with the server already running.
 const WATCHDOG: &str = r#"
-bindir=$1 template=$2 run=$3
+trap '' PIPE HUP INT
+bindir=$1 template=$2 scratch=$3 prefix=$4
+if ! run=$(mktemp -d "$scratch/$prefix-XXXXXX"); then
+    echo "could not create a directory in $scratch"; exit 1
+fi
 stop_and_remove() {
     "$bindir/pg_ctl" stop -D "$run/data" -m immediate >/dev/null 2>&1
     rm -rf "$run"
@@ -34,10 +44,16 @@ if ! "$bindir/pg_ctl" start -w -t 60 -D "$run/data" -l "$run/server.log" \
     echo "the server did not start; its log says:"; tail -n 20 "$run/server.log"
     stop_and_remove; exit 1
 fi
-echo ready
+echo "ready $run"
 cat >/dev/null
 stop_and_remove
 "#;
+
+/// The start of every run directory's name: `wbpg-<pid of the test process>-`, so that a
+/// directory or a server process can always be traced back to the test process it served.
+pub fn run_dir_prefix(test_process: u32) -> String {
+    format!("wbpg-{test_process}")
+}
 
 pub(crate) fn start() -> Result<Server, KitError> {
     let bindir = find_bindir().ok_or_else(|| {
@@ -52,20 +68,15 @@ pub(crate) fn start() -> Result<Server, KitError> {
     let template = initialised_data_directory(&bindir, major, &owner)?;
 
     // A short path: unix socket paths are limited to about 100 bytes (103 on macOS).
-    let run = tempfile::Builder::new()
-        .prefix("wbpg-")
-        .tempdir_in(fastest_scratch_space())
-        .map_err(|e| KitError::provision("local binaries", e))?
-        .keep();
-    owner.take_ownership_of(&run)?;
-
+    let scratch = fastest_scratch_space();
     let mut watchdog = owner
         .command("sh")
         .arg("-c")
         .arg(WATCHDOG)
         .arg("sh")
-        .args([&bindir, &template, &run])
-        .current_dir(&run)
+        .args([&bindir, &template, &scratch])
+        .arg(run_dir_prefix(std::process::id()))
+        .current_dir(&scratch)
         .process_group(0)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -75,13 +86,20 @@ pub(crate) fn start() -> Result<Server, KitError> {
 
     let mut said = String::new();
     let mut stdout = BufReader::new(watchdog.stdout.take().expect("stdout is piped"));
-    while stdout.read_line(&mut said).unwrap_or(0) > 0 && !said.ends_with("ready\n") {}
-    if !said.ends_with("ready\n") {
-        return Err(KitError::provision(
-            format!("the binaries in {}", bindir.display()),
-            said.trim(),
-        ));
-    }
+    let mut line = String::new();
+    let run = loop {
+        line.clear();
+        if stdout.read_line(&mut line).unwrap_or(0) == 0 {
+            return Err(KitError::provision(
+                format!("the binaries in {}", bindir.display()),
+                said.trim(),
+            ));
+        }
+        match line.trim_end().strip_prefix("ready ") {
+            Some(dir) => break PathBuf::from(dir),
+            None => said.push_str(&line),
+        }
+    };
 
     let socket_dir = run.display().to_string().replace('/', "%2F");
     Ok(Server::new(
@@ -98,8 +116,9 @@ pub(crate) fn start() -> Result<Server, KitError> {
 
 /// Where the cluster lives. Every test creates a database, and `CREATE DATABASE` copies a few
 /// hundred small files: measured on a virtual disk, 100–300 ms each; in memory (tmpfs), 10–35 ms.
-/// So use /dev/shm when it has room (a Docker container's default 64 MiB does not), else /tmp.
-fn fastest_scratch_space() -> &'static Path {
+/// So use /dev/shm when it has room (a Docker container's default 64 MiB does not), else the
+/// temporary directory (`TMPDIR`, or /tmp).
+fn fastest_scratch_space() -> PathBuf {
     const ROOM_NEEDED: u64 = 1 << 30;
     let shm = Path::new("/dev/shm");
     // The field types differ between platforms (u64 on Linux, u32 on macOS).
@@ -107,20 +126,27 @@ fn fastest_scratch_space() -> &'static Path {
     let roomy = nix::sys::statvfs::statvfs(shm).is_ok_and(|fs| {
         u64::from(fs.blocks_available()) * u64::from(fs.fragment_size()) >= ROOM_NEEDED
     });
-    if roomy { shm } else { Path::new("/tmp") }
+    if roomy {
+        shm.to_path_buf()
+    } else {
+        std::env::temp_dir()
+    }
 }
 
 /// `initdb` takes about a second; copying its result takes a fifth of that. The result is kept
-/// per server version and per user in /tmp and copied for every test process.
+/// per server version and per user in the temporary directory (`TMPDIR`, or /tmp) and copied
+/// for every test process.
 fn initialised_data_directory(
     bindir: &Path,
     major: u32,
     owner: &ServerOwner,
 ) -> Result<PathBuf, KitError> {
-    let cached = PathBuf::from(format!(
-        "/tmp/idempotency-workbook-initdb-pg{major}-uid{}",
+    let tmp = std::env::temp_dir();
+    let cached = tmp.join(format!(
+        "idempotency-workbook-initdb-pg{major}-uid{}",
         owner.uid
     ));
+    remove_unfinished_copies(&cached);
     if cached.join("PG_VERSION").exists() {
         return trusted(cached, owner);
     }
@@ -130,7 +156,7 @@ fn initialised_data_directory(
         .args(["--auth=trust", "--no-sync", "--encoding=UTF8", "--locale=C"])
         .args(["--username=postgres", "--pgdata"])
         .arg(&fresh)
-        .current_dir("/tmp")
+        .current_dir(&tmp)
         .output()
         .map_err(|e| KitError::provision("initdb", e))?;
     if !output.status.success() {
@@ -148,7 +174,38 @@ fn initialised_data_directory(
     Ok(cached)
 }
 
-/// /tmp is shared: a data directory planted there by another user (with a `postgresql.conf` of
+/// An `initdb` whose test process was killed goes on to the end, but no one renames its result
+/// (`<cache>.<pid>`): remove those of processes that are gone.
+fn remove_unfinished_copies(cached: &Path) {
+    let (Some(dir), Some(name)) = (cached.parent(), cached.file_name()) else {
+        return;
+    };
+    let prefix = format!("{}.", name.to_string_lossy());
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let pid = entry
+            .file_name()
+            .to_string_lossy()
+            .strip_prefix(&prefix)
+            .and_then(|pid| pid.parse::<i32>().ok());
+        if let Some(pid) = pid
+            && !process_exists(pid)
+        {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// Signal 0 checks that a process exists without touching it. EPERM means it exists but is
+/// someone else's: still alive.
+pub(crate) fn process_exists(pid: i32) -> bool {
+    let pid = nix::unistd::Pid::from_raw(pid);
+    !matches!(
+        nix::sys::signal::kill(pid, None),
+        Err(nix::errno::Errno::ESRCH)
+    )
+}
+
+/// The temporary directory is shared: a data directory planted there by another user (with a `postgresql.conf` of
 /// their choosing) would run their settings as us. initdb makes its directory private to its
 /// owner; anything else is refused.
 fn trusted(cached: PathBuf, owner: &ServerOwner) -> Result<PathBuf, KitError> {
@@ -208,14 +265,6 @@ impl ServerOwner {
             command.uid(self.uid).gid(self.gid);
         }
         command
-    }
-
-    fn take_ownership_of(&self, dir: &Path) -> Result<(), KitError> {
-        if self.switch_user {
-            std::os::unix::fs::chown(dir, Some(self.uid), Some(self.gid))
-                .map_err(|e| KitError::provision("local binaries", e))?;
-        }
-        Ok(())
     }
 }
 
