@@ -6,8 +6,8 @@ mod progress;
 mod shipped;
 mod tests_run;
 mod watch;
+mod workspace;
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -62,7 +62,13 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let root = workspace_root();
+    let root = match workspace::root() {
+        Ok(root) => root,
+        Err(message) => {
+            eprintln!("{} {message}", console::style("error:").red().bold());
+            return ExitCode::from(2);
+        }
+    };
     let result = match cli.command.unwrap_or(Command::Status) {
         Command::Status => commands::status(&root),
         Command::Check { lesson } => commands::check(&root, &lesson),
@@ -81,9 +87,4 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
-}
-
-/// The workspace this binary was built in: the runner works on the files next to it.
-fn workspace_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }

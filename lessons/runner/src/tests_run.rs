@@ -41,11 +41,37 @@ pub fn run(root: &Path, lesson: &Lesson) -> Result<Verdict, String> {
 }
 
 /// The cargo that started us (`cargo workbook` sets `CARGO`), or the one on the PATH.
+///
+/// `cargo run` hands the runner variables that describe the runner's own package
+/// (`CARGO_MANIFEST_DIR`, `CARGO_PKG_NAME`, …). Passed on to a child cargo, they reach build
+/// scripts that watch them, which then count as changed, and the child rebuilds a dozen crates
+/// that `cargo test -p exercise-…` had built without them; the next plain `cargo test` rebuilds
+/// them back. So the child gets the environment the student's own shell has.
 pub fn cargo(root: &Path) -> Command {
     let program = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(program);
     command.current_dir(root);
+    for (name, _) in std::env::vars_os() {
+        if name.to_str().is_some_and(set_by_cargo_run) {
+            command.env_remove(name);
+        }
+    }
     command
+}
+
+/// The variables `cargo run` sets for the program it runs, as opposed to the `CARGO_*`
+/// settings a person may export (`CARGO_HOME`, `CARGO_TARGET_DIR`, `CARGO_BUILD_JOBS`, …).
+fn set_by_cargo_run(name: &str) -> bool {
+    name.starts_with("CARGO_PKG_")
+        || matches!(
+            name,
+            "CARGO_MANIFEST_DIR"
+                | "CARGO_MANIFEST_PATH"
+                | "CARGO_CRATE_NAME"
+                | "CARGO_BIN_NAME"
+                | "CARGO_PRIMARY_PACKAGE"
+                | "CARGO_RUSTC_CURRENT_DIR"
+        )
 }
 
 pub fn cargo_missing(error: std::io::Error) -> String {
@@ -121,6 +147,27 @@ fn failures(stdout: &str) -> Vec<Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `cargo test` runs this with the variables `cargo run` gives the runner, so the child
+    /// command must remove them (and keep what a person sets, such as `CARGO_HOME`).
+    #[test]
+    fn a_child_cargo_does_not_inherit_the_runners_package_variables() {
+        assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
+        let command = cargo(Path::new("."));
+        let removed: Vec<String> = command
+            .get_envs()
+            .filter(|(_, value)| value.is_none())
+            .map(|(name, _)| name.to_string_lossy().into_owned())
+            .collect();
+        for name in ["CARGO_MANIFEST_DIR", "CARGO_PKG_NAME", "CARGO_PKG_VERSION"] {
+            assert!(
+                removed.iter().any(|r| r == name),
+                "{name} is passed on: {removed:?}"
+            );
+        }
+        assert!(!set_by_cargo_run("CARGO_HOME"));
+        assert!(!set_by_cargo_run("CARGO_TARGET_DIR"));
+    }
 
     #[test]
     fn failures_are_read_from_libtest_output() {

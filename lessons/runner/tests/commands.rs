@@ -2,6 +2,7 @@
 //! is not a terminal), snapshotted. Nothing here runs an exercise's tests, which would mean
 //! cargo inside cargo; those paths are covered by the unit tests of how a verdict is read.
 
+use std::path::Path;
 use std::process::Command;
 
 struct Run {
@@ -11,7 +12,13 @@ struct Run {
 }
 
 fn workbook(state: &tempfile::TempDir, args: &[&str]) -> Run {
+    workbook_in(Path::new(env!("CARGO_MANIFEST_DIR")), state, args)
+}
+
+/// The runner, run from `dir` as a student's shell would.
+fn workbook_in(dir: &Path, state: &tempfile::TempDir, args: &[&str]) -> Run {
     let output = Command::new(env!("CARGO_BIN_EXE_workbook"))
+        .current_dir(dir)
         .args(args)
         .env("WORKBOOK_STATE_DIR", state.path())
         .env("NO_COLOR", "1")
@@ -98,4 +105,44 @@ fn an_unknown_subcommand_gets_clap_s_message_and_the_usage() {
         run.stderr
     );
     assert!(run.stderr.contains("check"), "{}", run.stderr);
+}
+
+/// The runner works on the checkout it is run in, found at run time: not on the one it was
+/// built in, which a moved or copied checkout would otherwise read and write.
+#[test]
+fn a_copied_checkout_is_worked_on_not_the_one_the_runner_was_built_in() {
+    let state = tempfile::tempdir().unwrap();
+    let copy = tempfile::tempdir().unwrap();
+    let root = copy.path();
+    std::fs::write(root.join("Cargo.toml"), "[workspace]\nmembers = []\n").unwrap();
+    std::fs::create_dir_all(root.join("exercises")).unwrap();
+    let hints = root.join("lessons/01-check-then-act/hints");
+    std::fs::create_dir_all(&hints).unwrap();
+    std::fs::write(
+        hints.join("01-check-then-act.md"),
+        "# Hints\n\n## Only in the copy\nThis hint exists in the copied checkout alone.\n",
+    )
+    .unwrap();
+
+    let run = workbook_in(root, &state, &["hint", "01"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("This hint exists in the copied checkout alone."),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn outside_the_workbook_the_runner_says_where_to_run_it() {
+    let state = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let run = workbook_in(elsewhere.path(), &state, &["status"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("is not inside the workbook"),
+        "{}",
+        run.stderr
+    );
 }
