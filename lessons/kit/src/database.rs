@@ -11,6 +11,7 @@ use sqlx::migrate::{MigrateError, Migrator};
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{AssertSqlSafe, Connection, PgConnection};
 
+use crate::deadline::Deadline;
 use crate::server::{Backend, Server, redact_password};
 use crate::{KitError, Schema, server};
 
@@ -24,11 +25,14 @@ const POOL_ACQUIRE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs
 pub struct TestDatabase {
     name: String,
     server: &'static Server,
+    /// Every test makes its database first, and drops it last: so it is the test's clock.
+    _deadline: Deadline,
 }
 
 impl TestDatabase {
     /// A new, empty database with `schema` applied, for one test.
     pub async fn create(schema: &Schema) -> Result<TestDatabase, KitError> {
+        let deadline = Deadline::start();
         let server = server()?;
         let migrator = schema.migrator().await?;
         let template = format!("wb_template_{}", Schema::fingerprint(&migrator));
@@ -50,7 +54,11 @@ impl TestDatabase {
         .await
         .map_err(KitError::database("CREATE DATABASE for a test"))?;
         let _ = admin.close().await;
-        Ok(TestDatabase { name, server })
+        Ok(TestDatabase {
+            name,
+            server,
+            _deadline: deadline,
+        })
     }
 
     pub fn name(&self) -> &str {

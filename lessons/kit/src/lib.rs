@@ -15,6 +15,7 @@
 
 mod barrier;
 mod database;
+mod deadline;
 mod docker;
 mod error;
 mod interleaving;
@@ -26,6 +27,7 @@ mod trace;
 
 pub use barrier::release_together;
 pub use database::TestDatabase;
+pub use deadline::{DEADLINE_VAR, DID_NOT_FINISH};
 pub use error::KitError;
 pub use interleaving::{Interleaving, Session, Worker};
 pub use schema::Schema;

@@ -374,12 +374,7 @@ fn relative_files(dir: &Path) -> Vec<PathBuf> {
 
 pub fn verify(root: &Path) -> Result<ExitCode, String> {
     eprintln!("running cargo test -p workbook-verify …");
-    let output = tests_run::cargo(root)
-        .args(["test", "--color", "never", "-p", "workbook-verify"])
-        .env("RUST_BACKTRACE", "0")
-        .output()
-        .map_err(tests_run::cargo_missing)?;
-    let failures = match tests_run::read_verdict(&output) {
+    let failures = match tests_run::test_package(root, "workbook-verify")? {
         Verdict::Solved => {
             println!(
                 "{} every shipped exercise fails for its lesson's reason, every solution \

@@ -4,6 +4,7 @@ mod catalog;
 mod commands;
 mod progress;
 mod shipped;
+mod supervise;
 mod tests_run;
 mod watch;
 mod workspace;

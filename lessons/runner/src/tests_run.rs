@@ -2,8 +2,10 @@
 
 use std::path::Path;
 use std::process::{Command, Output};
+use std::time::Duration;
 
 use crate::catalog::Lesson;
+use crate::supervise;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
@@ -30,14 +32,26 @@ impl Verdict {
     }
 }
 
+/// How long one test binary may run. Each test has a deadline of its own in the kit (60 s), which
+/// ends its process with a message naming it; this one is for whatever the kit cannot see.
+pub const TESTS_LIMIT: Duration = Duration::from_secs(240);
+
 /// Runs `cargo test -p exercise-…` for `lesson`, from the workspace root.
 pub fn run(root: &Path, lesson: &Lesson) -> Result<Verdict, String> {
-    let output = cargo(root)
-        .args(["test", "--color", "never", "-p", &lesson.package()])
-        .env("RUST_BACKTRACE", "0")
-        .output()
-        .map_err(cargo_missing)?;
-    Ok(read_verdict(&output))
+    test_package(root, &lesson.package())
+}
+
+/// `cargo test -p <package>`, supervised, and its verdict.
+pub fn test_package(root: &Path, package: &str) -> Result<Verdict, String> {
+    let mut command = cargo(root);
+    command
+        .args(["test", "--color", "never", "-p", package])
+        .env("RUST_BACKTRACE", "0");
+    let finished = supervise::run(command, TESTS_LIMIT).map_err(cargo_missing)?;
+    Ok(match finished.timed_out {
+        Some(limit) => did_not_finish(&finished.output, limit),
+        None => read_verdict(&finished.output),
+    })
 }
 
 /// The cargo that started us (`cargo workbook` sets `CARGO`), or the one on the PATH.
@@ -87,6 +101,9 @@ pub fn read_verdict(output: &Output) -> Verdict {
     }
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
+    if let Some(stopped) = stopped_by_the_kit(&stderr) {
+        return Verdict::Failing(vec![stopped]);
+    }
     if stderr.contains("could not compile") && !stdout.contains("running ") {
         return Verdict::DoesNotCompile(compiler_errors(&stderr));
     }
@@ -100,6 +117,60 @@ pub fn read_verdict(output: &Output) -> Verdict {
         }]);
     }
     Verdict::Failing(failures)
+}
+
+/// The kit's deadline (`kit::DID_NOT_FINISH`) ended the test process; its message names the
+/// test and says what a test that never ends usually waits on.
+fn stopped_by_the_kit(stderr: &str) -> Option<Failure> {
+    const DID_NOT_FINISH: &str = "did not finish within";
+    let lines: Vec<&str> = stderr.lines().collect();
+    let first = lines
+        .iter()
+        .position(|line| line.starts_with("workbook: ") && line.contains(DID_NOT_FINISH))?;
+    let test = lines[first]
+        .split('`')
+        .nth(1)
+        .unwrap_or("(a test)")
+        .to_string();
+    let message: Vec<&str> = lines[first..]
+        .iter()
+        .take_while(|line| !line.starts_with("error: test failed"))
+        .copied()
+        .collect();
+    Some(Failure {
+        test,
+        message: message
+            .join("\n")
+            .trim_start_matches("workbook: ")
+            .to_string(),
+    })
+}
+
+/// The runner's own deadline ended the tests: say so, with the tests libtest reported as
+/// running for a long time, if any.
+fn did_not_finish(output: &Output, limit: Duration) -> Verdict {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let slow: Vec<&str> = stdout
+        .lines()
+        .filter_map(|line| line.strip_prefix("test "))
+        .filter_map(|rest| rest.split_once(" has been running for over"))
+        .map(|(name, _)| name)
+        .collect();
+    let which = if slow.is_empty() {
+        String::new()
+    } else {
+        format!(" Still running: {}.", slow.join(", "))
+    };
+    Verdict::Failing(vec![Failure {
+        test: "(cargo test)".into(),
+        message: format!(
+            "the tests were still running {} s after they started, so they were stopped.{which} \
+             A test that never ends is usually waiting on a loop that never ends, a transaction \
+             that is never committed or rolled back, or a statement on a second connection \
+             waiting for a row the handler's own transaction has locked.",
+            limit.as_secs()
+        ),
+    }])
 }
 
 /// The `error…` blocks of a failed build, without cargo's progress lines.
@@ -188,6 +259,29 @@ mod tests {
                     message: "Error: lost".into()
                 },
             ]
+        );
+    }
+
+    #[test]
+    fn a_test_stopped_by_the_kits_deadline_is_named_with_the_kits_words() {
+        let stderr = "     Running tests/01-check-then-act.rs (target/debug/deps/x)\n\
+                      workbook: the test `forced_interleaving` did not finish within 60 s, so \
+                      its test process was stopped.\n\
+                      A test of this workbook takes a few seconds at most.\n  \
+                      - a loop that never ends;\n\
+                      To wait longer, set WORKBOOK_TEST_DEADLINE=<seconds>.\n\
+                      error: test failed, to rerun pass `--test 01-check-then-act`\n";
+        let stopped = stopped_by_the_kit(stderr).unwrap();
+        assert_eq!(stopped.test, "forced_interleaving");
+        assert!(
+            stopped
+                .message
+                .starts_with("the test `forced_interleaving` did not finish")
+        );
+        assert!(
+            stopped
+                .message
+                .ends_with("WORKBOOK_TEST_DEADLINE=<seconds>.")
         );
     }
 
