@@ -5,13 +5,14 @@
 //! whole database is what lets tests run in parallel without seeing each other's rows.
 
 use std::str::FromStr;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use sqlx::migrate::{MigrateError, Migrator};
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{AssertSqlSafe, Connection, PgConnection};
 
 use crate::deadline::Deadline;
+use crate::leftovers::{drop_leftovers, test_database_name};
 use crate::server::{Backend, Server, redact_password};
 use crate::{KitError, Schema, server};
 
@@ -37,16 +38,16 @@ impl TestDatabase {
         let migrator = schema.migrator().await?;
         let template = format!("wb_template_{}", Schema::fingerprint(&migrator));
         let mut admin = connect_admin(server).await?;
+        static SWEPT: AtomicBool = AtomicBool::new(false);
+        if server.backend == Backend::DatabaseUrl && !SWEPT.swap(true, Ordering::Relaxed) {
+            drop_leftovers(&mut admin).await?;
+        }
         ensure_template(server, &mut admin, &template, schema, &migrator).await?;
 
         static NEXT: AtomicU32 = AtomicU32::new(0);
-        let name = format!(
-            "wb_test_{}_{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        );
-        // Identifiers cannot be bound as parameters. Both names are built above from hex digits
-        // and numbers only, which is what makes this dynamic SQL safe to assert.
+        let name = test_database_name(NEXT.fetch_add(1, Ordering::Relaxed));
+        // Identifiers cannot be bound as parameters. Both names are built from hex digits and
+        // numbers only, which is what makes this dynamic SQL safe to assert.
         sqlx::query(AssertSqlSafe(format!(
             r#"CREATE DATABASE "{name}" TEMPLATE "{template}""#
         )))
@@ -69,9 +70,14 @@ impl TestDatabase {
     /// workers released together all start with a connection in hand rather than some of them
     /// first spending milliseconds on a handshake.
     pub async fn pool(&self, connections: u32) -> Result<PgPool, KitError> {
+        // No `min_connections`: it makes the pool replace a connection in the background, and
+        // the fault scenarios kill connections on purpose. A replacement half-way through a
+        // password handshake when the test ends holds up DROP DATABASE (its ProcSignalBarrier
+        // waits on every backend) until the server's authentication_timeout: the handshake's
+        // task runs on the test's runtime, which the drop below blocks. The loop below opens
+        // every connection up front instead.
         let pool = PgPoolOptions::new()
             .max_connections(connections)
-            .min_connections(connections)
             // Every scenario gives each worker a connection of its own, so waiting for one only
             // happens when a handler holding a transaction asks the pool for a second
             // connection. That never resolves; say so in seconds, not after sqlx's default 30.

@@ -67,3 +67,36 @@ async fn a_migration_that_does_not_apply_names_its_file() {
     assert!(message.contains(&file.display().to_string()), "{message}");
     assert!(message.contains("syntax error"), "{message}");
 }
+
+/// A killed test process cannot drop its databases; the next one drops them, and only those of
+/// processes that are gone.
+#[tokio::test]
+async fn databases_of_a_killed_test_process_are_dropped_by_the_next() {
+    let (_dir, schema) = schema_with("CREATE TABLE notes (body TEXT NOT NULL);");
+    let ours = TestDatabase::create(&schema).await.unwrap();
+    let mut ended = std::process::Command::new("true").spawn().unwrap();
+    ended.wait().unwrap(); // its pid now belongs to no process
+    let orphan = ours.name().replace(
+        &format!("_{}_", std::process::id()),
+        &format!("_{}_", ended.id()),
+    );
+    let session = ours.session().await.unwrap();
+    session
+        .batch_execute(&format!(r#"CREATE DATABASE "{orphan}""#))
+        .await
+        .unwrap();
+
+    let url = kit::server().unwrap().url.clone();
+    let mut admin = <sqlx::PgConnection as sqlx::Connection>::connect(&url)
+        .await
+        .unwrap();
+    let dropped = kit::drop_leftovers(&mut admin).await.unwrap();
+
+    assert!(dropped.contains(&orphan), "{dropped:?}");
+    assert!(
+        !dropped.iter().any(|name| name == ours.name()),
+        "{dropped:?}"
+    );
+    assert_eq!(databases_named(&ours, &orphan).await, 0);
+    assert_eq!(databases_named(&ours, ours.name()).await, 1);
+}

@@ -1,7 +1,7 @@
 //! A test that never ends is ended, with a message that names it: checked on a real hang, a
 //! busy loop in a test of this very file, run in a child process.
 
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use kit::{DEADLINE_VAR, DID_NOT_FINISH, Schema, TestDatabase};
 
@@ -21,14 +21,18 @@ async fn a_handler_that_loops_for_ever() {
     loop {} // never awaits: the runtime's only thread is gone for good
 }
 
-#[test]
-fn a_test_that_never_ends_is_stopped_and_named() {
-    let output = Command::new(std::env::current_exe().unwrap())
+#[tokio::test]
+async fn a_test_that_never_ends_is_stopped_and_named() {
+    let child = Command::new(std::env::current_exe().unwrap())
         .args(["--exact", "a_handler_that_loops_for_ever", "--nocapture"])
         .env(HANG, "1")
         .env(DEADLINE_VAR, "2")
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap();
+    let pid = child.id();
+    let output = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     if stderr.contains("no PostgreSQL server is available") {
         eprintln!("no server: the deadline starts with a database, nothing to check");
@@ -42,4 +46,19 @@ fn a_test_that_never_ends_is_stopped_and_named() {
         "{stderr}"
     );
     assert!(stderr.contains("a loop that never ends"), "{stderr}");
+
+    // The stopped process could not drop its database; on a shared server the next test
+    // process does (on a throwaway one, the server went with the process).
+    let server = kit::server().unwrap();
+    if server.backend == kit::Backend::DatabaseUrl {
+        let mut admin = <sqlx::PgConnection as sqlx::Connection>::connect(&server.url)
+            .await
+            .unwrap();
+        let dropped = kit::drop_leftovers(&mut admin).await.unwrap();
+        let theirs = format!("_{pid}_");
+        assert!(
+            dropped.iter().any(|name| name.contains(&theirs)),
+            "{dropped:?}"
+        );
+    }
 }
