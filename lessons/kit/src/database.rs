@@ -53,7 +53,7 @@ impl TestDatabase {
         )))
         .execute(&mut admin)
         .await
-        .map_err(KitError::database("CREATE DATABASE for a test"))?;
+        .map_err(KitError::database("create the test's database"))?;
         let _ = admin.close().await;
         Ok(TestDatabase {
             name,
@@ -87,14 +87,43 @@ impl TestDatabase {
             .map_err(KitError::database("connect a pool for the code under test"))?;
         let mut open = Vec::new();
         for _ in 0..connections {
-            open.push(
-                pool.acquire()
-                    .await
-                    .map_err(KitError::database("open the pool's connections"))?,
-            );
+            match pool.acquire().await {
+                Ok(connection) => open.push(connection),
+                Err(error) => return Err(self.why_no_connection(error, connections).await),
+            }
         }
         drop(open);
         Ok(pool)
+    }
+
+    /// sqlx retries a refused connection until its timeout, then says only "pool timed out".
+    /// One more connection, made directly, tells why the server refuses them (53300: no slots
+    /// left, say).
+    async fn why_no_connection(&self, error: sqlx::Error, connections: u32) -> KitError {
+        if !matches!(error, sqlx::Error::PoolTimedOut) {
+            return KitError::Database {
+                doing: "open the pool's connections",
+                source: error,
+            };
+        }
+        let refused = match self.sqlx_options() {
+            Ok(options) => PgConnection::connect_with(&options).await.err(),
+            Err(error) => return error,
+        };
+        match refused {
+            Some(source) => KitError::Database {
+                doing: "open the pool's connections (the server refused a new connection)",
+                source,
+            },
+            None => KitError::Database {
+                doing: if connections > 1 {
+                    "open the pool's connections (each worker gets one, and one could not be had)"
+                } else {
+                    "open the pool's connection"
+                },
+                source: error,
+            },
+        }
     }
 
     /// A session for the test itself (setup, scripted transactions, observation), on a client
@@ -143,7 +172,7 @@ impl Drop for TestDatabase {
                     )))
                     .execute(&mut admin)
                     .await
-                    .map_err(KitError::database("DROP DATABASE after a test"))?;
+                    .map_err(KitError::database("drop the test's database"))?;
                     Ok::<_, KitError>(())
                 })
                 .map_err(std::io::Error::other)

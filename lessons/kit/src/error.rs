@@ -21,14 +21,17 @@ pub enum KitError {
     #[error("could not get a PostgreSQL server from {what}: {detail}")]
     Provision { what: String, detail: String },
 
-    #[error("the database rejected the kit's {doing}: {source}")]
+    #[error("the kit could not {doing}: {}", crate::sqlstate::describe_sqlx(.source))]
     Database {
         doing: &'static str,
         #[source]
         source: sqlx::Error,
     },
 
-    #[error("the test's observer session failed while {doing}: {source}")]
+    #[error(
+        "the test's own session failed while {doing}: {}",
+        crate::sqlstate::describe_postgres(.source)
+    )]
     Observer {
         doing: String,
         #[source]

@@ -46,7 +46,7 @@ pub async fn drop_leftovers(admin: &mut PgConnection) -> Result<Vec<String>, Kit
         .execute(&mut *admin)
         .await
         .map_err(KitError::database(
-            "DROP DATABASE left behind by a killed test process",
+            "drop a database left behind by a killed test process",
         ))?;
         dropped.push(name);
     }

@@ -23,6 +23,7 @@ mod leftovers;
 mod local_cluster;
 mod schema;
 mod server;
+mod sqlstate;
 mod subject;
 mod trace;
 
@@ -34,5 +35,6 @@ pub use interleaving::{Interleaving, Session, Worker};
 pub use leftovers::drop_leftovers;
 pub use schema::Schema;
 pub use server::{Backend, Server, server};
+pub use sqlstate::{DbError, describe_postgres, describe_sqlx, meaning};
 pub use subject::{Handler, Subject};
 pub use trace::Trace;

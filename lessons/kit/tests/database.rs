@@ -100,3 +100,26 @@ async fn databases_of_a_killed_test_process_are_dropped_by_the_next() {
     assert_eq!(databases_named(&ours, &orphan).await, 0);
     assert_eq!(databases_named(&ours, ours.name()).await, 1);
 }
+
+/// The test's own sessions fail with the server's words and the SQLSTATE's meaning, never a
+/// bare "db error": here, a table a migration took away.
+#[tokio::test]
+async fn a_failed_statement_of_the_tests_own_session_says_what_the_server_said() {
+    let (_dir, schema) = schema_with("CREATE TABLE notes (body TEXT NOT NULL);");
+    let db = TestDatabase::create(&schema).await.unwrap();
+    let session = db.session().await.unwrap();
+    let error = session
+        .query("SELECT balance_cents FROM accounts", &[])
+        .await
+        .map_err(kit::KitError::observer("reading the balance"))
+        .unwrap_err();
+    let text = error.to_string();
+    assert!(
+        text.starts_with(
+            "the test's own session failed while reading the balance: relation \"accounts\" \
+             does not exist (SQLSTATE 42P01: a table the statement names does not exist"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("db error"), "{text}");
+}
