@@ -444,11 +444,13 @@ pub fn repeat(root: &Path, name: &str, runs: u32) -> Result<ExitCode, String> {
         .args([lesson.number, "--runs", &runs.to_string()])
         .status()
         .map_err(tests_run::cargo_missing)?;
-    Ok(if status.success() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    // The count's own exit code: 0 all caught and passed, 1 not, 2 refused.
+    Ok(ExitCode::from(
+        status
+            .code()
+            .and_then(|c| u8::try_from(c).ok())
+            .unwrap_or(1),
+    ))
 }
 
 #[cfg(test)]

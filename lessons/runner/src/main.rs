@@ -56,9 +56,19 @@ enum Command {
     /// Run a lesson's race and fault tests K times against the exercise and the solution.
     Repeat {
         lesson: String,
-        #[arg(long, default_value_t = 200)]
+        /// How many times to run each test against each side (at least 1).
+        #[arg(long, default_value_t = 200, value_parser = parse_runs, allow_hyphen_values = true)]
         runs: u32,
     },
+}
+
+/// The same words as `cargo repeat`'s own check, so both ways in refuse alike.
+fn parse_runs(value: &str) -> Result<u32, String> {
+    value
+        .parse()
+        .ok()
+        .filter(|&runs| runs >= 1)
+        .ok_or_else(|| format!("--runs takes a whole number of at least 1, not {value:?}"))
 }
 
 fn main() -> ExitCode {

@@ -38,12 +38,31 @@ impl Progress {
         dir.join("workbook-progress.json")
     }
 
-    /// An unreadable or missing file is an empty cache, never an error: it only costs a run.
+    /// A missing file is an empty cache, never an error: it only costs a run. So is a file that
+    /// cannot be read, but that is said, once: the file is moved aside (kept, not deleted, in
+    /// case someone wants to look at it) so that the next run starts clean and quiet.
     pub fn load(root: &Path) -> Progress {
-        std::fs::read_to_string(Self::file(root))
-            .ok()
-            .and_then(|text| serde_json::from_str(&text).ok())
-            .unwrap_or_default()
+        let file = Self::file(root);
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            return Progress::default();
+        };
+        match serde_json::from_str(&text) {
+            Ok(progress) => progress,
+            Err(error) => {
+                let aside = file.with_extension("json.unreadable");
+                let kept = match std::fs::rename(&file, &aside) {
+                    Ok(()) => format!("it is kept as {}", aside.display()),
+                    Err(e) => format!("and could not be moved aside ({e})"),
+                };
+                eprintln!(
+                    "note: the progress file {} is not valid ({error}); {kept}. Starting from \
+                     empty progress: verdicts are found again by running the tests, and the \
+                     hints start from the first.",
+                    file.display()
+                );
+                Progress::default()
+            }
+        }
     }
 
     pub fn save(&self, root: &Path) -> Result<(), String> {

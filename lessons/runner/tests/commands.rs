@@ -146,3 +146,40 @@ fn outside_the_workbook_the_runner_says_where_to_run_it() {
         run.stderr
     );
 }
+
+#[test]
+fn a_garbage_progress_file_is_said_once_and_kept_aside() {
+    let state = tempfile::tempdir().unwrap();
+    let file = state.path().join("workbook-progress.json");
+    std::fs::write(&file, "{ not json").unwrap();
+
+    let first = workbook(&state, &["hint", "01"]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert!(first.stderr.contains("is not valid"), "{}", first.stderr);
+    assert!(first.stdout.starts_with("Hint 1 of"), "{}", first.stdout);
+    assert_eq!(
+        std::fs::read_to_string(state.path().join("workbook-progress.json.unreadable")).unwrap(),
+        "{ not json"
+    );
+
+    let second = workbook(&state, &["hint", "01"]);
+    assert!(!second.stderr.contains("is not valid"), "{}", second.stderr);
+    assert!(second.stdout.starts_with("Hint 2 of"), "{}", second.stdout);
+}
+
+#[test]
+fn runs_below_one_are_refused_in_one_format_with_one_exit_code() {
+    let state = tempfile::tempdir().unwrap();
+    for runs in ["-1", "0", "many"] {
+        let run = workbook(&state, &["repeat", "01", "--runs", runs]);
+        assert_eq!(run.code, 2, "--runs {runs}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(&format!(
+                "--runs takes a whole number of at least 1, not \"{runs}\""
+            )),
+            "--runs {runs}: {}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("-- -1"), "{}", run.stderr);
+    }
+}

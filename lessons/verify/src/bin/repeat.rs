@@ -4,6 +4,8 @@
 
 use std::process::ExitCode;
 
+use indicatif::{ProgressBar, ProgressStyle};
+
 use verify::Lesson;
 use verify::probe::{Probe, Side, Verdict};
 
@@ -25,8 +27,10 @@ async fn main() -> ExitCode {
     println!("{:<40} {:<30} solution", "", "exercise");
     let mut all_good = true;
     for probe in (lesson.probes)() {
-        let caught = count_caught(&probe, runs).await;
-        let (passed, first_failure) = count_passed(&probe, runs).await;
+        let bar = progress_bar(&probe.name, runs);
+        let caught = count_caught(&probe, runs, &bar).await;
+        let (passed, first_failure) = count_passed(&probe, runs, &bar).await;
+        bar.finish_and_clear();
         println!(
             "{:<40} {:<30} {passed}/{runs} passed",
             probe.name,
@@ -70,7 +74,21 @@ impl Caught {
     }
 }
 
-async fn count_caught(probe: &Probe, runs: usize) -> Caught {
+/// Runs against the exercise, then the solution: counts so far and the time left, on stderr and
+/// only on a terminal (a run of 200 can take a quarter of an hour).
+fn progress_bar(test: &str, runs: usize) -> ProgressBar {
+    let bar = ProgressBar::new(2 * runs as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{prefix} [{bar:24}] {pos}/{len} runs, {msg}, ETA {eta}")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_prefix(test.to_string());
+    bar.set_message("the exercise first");
+    bar
+}
+
+async fn count_caught(probe: &Probe, runs: usize, bar: &ProgressBar) -> Caught {
     let mut found = Caught {
         runs,
         caught: 0,
@@ -78,7 +96,7 @@ async fn count_caught(probe: &Probe, runs: usize) -> Caught {
         rounds_played: 0,
         first_other: None,
     };
-    for _ in 0..runs {
+    for done in 1..=runs {
         match probe.run(Side::Exercise).await {
             Verdict::Caught { round } => {
                 found.caught += 1;
@@ -97,19 +115,23 @@ async fn count_caught(probe: &Probe, runs: usize) -> Caught {
                     .get_or_insert(format!("exercise: {message}"));
             }
         }
+        bar.set_message(format!("exercise caught {}/{done}", found.caught));
+        bar.inc(1);
     }
     found
 }
 
-async fn count_passed(probe: &Probe, runs: usize) -> (usize, Option<String>) {
+async fn count_passed(probe: &Probe, runs: usize, bar: &ProgressBar) -> (usize, Option<String>) {
     let (mut passed, mut first_failure) = (0, None);
-    for _ in 0..runs {
+    for done in 1..=runs {
         match probe.run(Side::Solution).await {
             Verdict::Passed => passed += 1,
             Verdict::Caught { .. } | Verdict::Other(_) => {
                 first_failure.get_or_insert("solution: failed".to_string());
             }
         }
+        bar.set_message(format!("solution passed {passed}/{done}"));
+        bar.inc(1);
     }
     (passed, first_failure)
 }
@@ -128,8 +150,8 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<(&'static Lesson, usi
         match arg.as_str() {
             "--runs" => {
                 let value = args.next().ok_or("--runs needs a number")?;
-                runs = value.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
-                    format!("--runs takes a positive whole number, not {value:?}")
+                runs = value.parse().ok().filter(|&n| n >= 1).ok_or_else(|| {
+                    format!("--runs takes a whole number of at least 1, not {value:?}")
                 })?;
             }
             other => return Err(format!("unexpected argument {other:?}")),
