@@ -1,0 +1,209 @@
+//! The lessons, listed once. The runner (`cargo workbook`), the maintainers' checks (`verify`,
+//! `repeat`) and the book's checks read this list; a check in the root `cargo test` fails when
+//! the book's table of contents, the README's lessons table, the workspace's members or the
+//! runner's copy of the shipped exercises disagree with it.
+//!
+//! It has no dependencies, so the runner can read it without building any lesson.
+
+use std::path::{Path, PathBuf};
+
+/// One lesson: an exercise and its solution, the lesson's folder, and a chapter.
+#[derive(Debug)]
+pub struct Lesson {
+    /// What the student types (`01`), and the chapter's number.
+    pub number: &'static str,
+    /// Stable: progress is kept by it, so renaming or renumbering a lesson loses nothing.
+    pub key: &'static str,
+    /// The chapter's title, as the book's table of contents and its heading say it.
+    pub title: &'static str,
+    /// The folder's name under `exercises/`, `solutions/` and `lessons/`, and the chapter's
+    /// file name under `book/src/`.
+    pub folder: &'static str,
+    /// The crate under `lessons/` that holds the lesson's scenarios: the lesson's own folder,
+    /// or the domain crate it shares with other lessons.
+    pub domain: &'static str,
+    /// The schema the lesson starts from, under `migrations/`.
+    pub schema: &'static str,
+    /// What the shipped exercise must fail with, in the checks' words.
+    pub intended_failure: &'static str,
+    /// The race and fault tests `cargo workbook repeat` counts, by the names it prints.
+    pub repeat: &'static [&'static str],
+}
+
+pub const LESSONS: &[Lesson] = &[
+    Lesson {
+        number: "01",
+        key: "check-then-act",
+        title: "Check-then-act vs. a primary key",
+        folder: "01-check-then-act",
+        domain: "01-check-then-act",
+        schema: "ledger",
+        intended_failure: "an event credited twice",
+        repeat: &[
+            "forced interleaving",
+            "barrier, 2 workers",
+            "barrier, 8 workers",
+            "barrier, 32 workers",
+        ],
+    },
+    Lesson {
+        number: "02",
+        key: "on-conflict",
+        title: "Guard 1: let the insert decide",
+        folder: "02-on-conflict",
+        domain: "order-saga",
+        schema: "order_saga",
+        intended_failure: "an order announced twice",
+        repeat: &[
+            "forced: duplicate vs. uncommitted",
+            "barrier, 2 workers",
+            "barrier, 8 workers",
+            "barrier, 32 workers",
+        ],
+    },
+    Lesson {
+        number: "03",
+        key: "one-transaction",
+        title: "The record and the effect commit together",
+        folder: "03-one-transaction",
+        domain: "order-saga",
+        schema: "order_saga",
+        intended_failure: "a lost event, or a duplicate decided without waiting",
+        repeat: &[
+            "fault: crash before the change",
+            "fault: first dies, duplicate waits",
+            "forced: duplicate vs. uncommitted",
+        ],
+    },
+    Lesson {
+        number: "04",
+        key: "for-update",
+        title: "Guard 2: a terminal state, read under FOR UPDATE",
+        folder: "04-for-update",
+        domain: "order-saga",
+        schema: "order_saga",
+        intended_failure: "an order resolved twice by contradicting events",
+        repeat: &[
+            "forced: contradicting events",
+            "barrier, 2 workers",
+            "barrier, 8 workers",
+            "barrier, 32 workers",
+        ],
+    },
+    Lesson {
+        number: "05",
+        key: "outbox",
+        title: "The transaction is the third guard: a transactional outbox",
+        folder: "05-outbox",
+        domain: "order-saga",
+        schema: "order_saga",
+        intended_failure: "an order resolved but never announced",
+        repeat: &["fault: crash before the outbox row"],
+    },
+];
+
+/// Accepts `1`, `01`, the stable key or the folder name.
+pub fn find(name: &str) -> Result<&'static Lesson, String> {
+    let number = name.parse::<u32>().ok();
+    LESSONS
+        .iter()
+        .find(|lesson| {
+            lesson.key == name
+                || lesson.folder == name
+                || number.is_some_and(|n| lesson.number.parse() == Ok(n))
+        })
+        .ok_or_else(|| {
+            let known: Vec<String> = LESSONS
+                .iter()
+                .map(|l| format!("{} ({})", l.number, l.key))
+                .collect();
+            format!(
+                "there is no lesson {name:?}. The lessons are: {}.",
+                known.join(", ")
+            )
+        })
+}
+
+impl Lesson {
+    pub fn exercise_package(&self) -> String {
+        format!("exercise-{}", self.folder)
+    }
+
+    pub fn solution_package(&self) -> String {
+        format!("solution-{}", self.folder)
+    }
+
+    pub fn exercise_dir(&self, root: &Path) -> PathBuf {
+        root.join("exercises").join(self.folder)
+    }
+
+    pub fn solution_dir(&self, root: &Path) -> PathBuf {
+        root.join("solutions").join(self.folder)
+    }
+
+    /// Everything that belongs to this lesson alone: its tests, hints and checks.
+    pub fn lesson_dir(&self, root: &Path) -> PathBuf {
+        root.join("lessons").join(self.folder)
+    }
+
+    /// The one test file the exercise and the solution both run.
+    pub fn test_file(&self, root: &Path) -> PathBuf {
+        self.lesson_dir(root).join("exercise-tests.rs")
+    }
+
+    /// The staged hints, one `## ` section each.
+    pub fn hints_file(&self, root: &Path) -> PathBuf {
+        self.lesson_dir(root).join("hints.md")
+    }
+
+    /// `book/src/NN-….md`, relative to the workspace root.
+    pub fn chapter(&self) -> String {
+        format!("book/src/{}.md", self.folder)
+    }
+
+    /// Everything whose change can change the verdict of the exercise's tests.
+    pub fn inputs(&self, root: &Path) -> Vec<PathBuf> {
+        vec![
+            self.exercise_dir(root),
+            self.lesson_dir(root),
+            root.join("lessons").join(self.domain).join("src"),
+            root.join("lessons/support/kit/src"),
+            root.join("migrations").join(self.schema),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lesson_is_found_by_number_key_or_folder() {
+        for name in ["4", "04", "for-update", "04-for-update"] {
+            assert_eq!(find(name).map(|l| l.key), Ok("for-update"), "{name}");
+        }
+    }
+
+    #[test]
+    fn an_unknown_lesson_lists_the_known_ones() {
+        let error = find("99").err().unwrap();
+        assert!(error.contains("no lesson \"99\""), "{error}");
+        assert!(error.contains("01 (check-then-act)"), "{error}");
+    }
+
+    #[test]
+    fn numbers_keys_and_folders_are_unique_and_in_order() {
+        for (i, a) in LESSONS.iter().enumerate() {
+            assert_eq!(
+                a.number,
+                format!("{:02}", i + 1),
+                "lessons are numbered in order"
+            );
+            assert!(a.folder.starts_with(a.number), "{}", a.folder);
+            for b in &LESSONS[i + 1..] {
+                assert_ne!(a.key, b.key);
+                assert_ne!(a.folder, b.folder);
+            }
+        }
+    }
+}

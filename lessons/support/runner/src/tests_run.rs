@@ -1,0 +1,300 @@
+//! Running an exercise's tests with cargo, and reading the verdict out of what cargo prints.
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use crate::catalog::Lesson;
+use crate::supervise;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Solved,
+    /// The tests ran and some failed; each failure with its teaching message.
+    Failing(Vec<Failure>),
+    /// The exercise does not compile; the compiler's errors.
+    DoesNotCompile(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub test: String,
+    pub message: String,
+}
+
+impl Verdict {
+    pub fn word(&self) -> &'static str {
+        match self {
+            Verdict::Solved => "solved",
+            Verdict::Failing(_) => "not yet",
+            Verdict::DoesNotCompile(_) => "does not compile",
+        }
+    }
+}
+
+/// How long one test binary may run. Each test has a deadline of its own in the kit (60 s), which
+/// ends its process with a message naming it; this one is for whatever the kit cannot see.
+pub const TESTS_LIMIT: Duration = Duration::from_secs(240);
+
+/// Runs `cargo test -p exercise-…` for `lesson`, from the workspace root.
+pub fn run(root: &Path, lesson: &Lesson) -> Result<Verdict, String> {
+    test_package(root, &lesson.exercise_package())
+}
+
+/// `cargo test -p <package>`, supervised, and its verdict.
+pub fn test_package(root: &Path, package: &str) -> Result<Verdict, String> {
+    let mut command = cargo(root);
+    command
+        .args(["test", "--color", "never", "-p", package])
+        .env("RUST_BACKTRACE", "0");
+    let finished = supervise::run(command, TESTS_LIMIT).map_err(cargo_missing)?;
+    Ok(match finished.timed_out {
+        Some(limit) => did_not_finish(&finished.output, limit),
+        None => read_verdict(&finished.output),
+    })
+}
+
+/// The cargo that started us (`cargo workbook` sets `CARGO`), or the one on the PATH.
+///
+/// `cargo run` hands the runner variables that describe the runner's own package
+/// (`CARGO_MANIFEST_DIR`, `CARGO_PKG_NAME`, …). Passed on to a child cargo, they reach build
+/// scripts that watch them, which then count as changed, and the child rebuilds a dozen crates
+/// that `cargo test -p exercise-…` had built without them; the next plain `cargo test` rebuilds
+/// them back. So the child gets the environment the student's own shell has.
+pub fn cargo(root: &Path) -> Command {
+    let program = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(program);
+    command.current_dir(root);
+    for (name, _) in std::env::vars_os() {
+        if name.to_str().is_some_and(set_by_cargo_run) {
+            command.env_remove(name);
+        }
+    }
+    command
+}
+
+/// The variables `cargo run` sets for the program it runs, as opposed to the `CARGO_*`
+/// settings a person may export (`CARGO_HOME`, `CARGO_TARGET_DIR`, `CARGO_BUILD_JOBS`, …).
+fn set_by_cargo_run(name: &str) -> bool {
+    name.starts_with("CARGO_PKG_")
+        || matches!(
+            name,
+            "CARGO_MANIFEST_DIR"
+                | "CARGO_MANIFEST_PATH"
+                | "CARGO_CRATE_NAME"
+                | "CARGO_BIN_NAME"
+                | "CARGO_PRIMARY_PACKAGE"
+                | "CARGO_RUSTC_CURRENT_DIR"
+        )
+}
+
+pub fn cargo_missing(error: std::io::Error) -> String {
+    format!(
+        "could not run cargo ({error}). The workbook needs a Rust toolchain, 1.94 or newer: \
+         install it from https://rustup.rs, then run this again."
+    )
+}
+
+pub fn read_verdict(output: &Output) -> Verdict {
+    if output.status.success() {
+        return Verdict::Solved;
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if let Some(stopped) = stopped_by_the_kit(&stderr) {
+        return Verdict::Failing(vec![stopped]);
+    }
+    if stderr.contains("could not compile") && !stdout.contains("running ") {
+        return Verdict::DoesNotCompile(compiler_errors(&stderr));
+    }
+    let failures = failures(&stdout);
+    if failures.is_empty() {
+        // Failed, but not in a way we can read: show the end of what cargo said.
+        let tail: Vec<&str> = stderr.lines().rev().take(20).collect();
+        return Verdict::Failing(vec![Failure {
+            test: "(cargo test)".into(),
+            message: tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
+        }]);
+    }
+    Verdict::Failing(failures)
+}
+
+/// The kit's deadline (`kit::DID_NOT_FINISH`) ended the test process; its message names the
+/// test and says what a test that never ends usually waits on.
+fn stopped_by_the_kit(stderr: &str) -> Option<Failure> {
+    const DID_NOT_FINISH: &str = "did not finish within";
+    let lines: Vec<&str> = stderr.lines().collect();
+    let first = lines
+        .iter()
+        .position(|line| line.starts_with("workbook: ") && line.contains(DID_NOT_FINISH))?;
+    let test = lines[first]
+        .split('`')
+        .nth(1)
+        .unwrap_or("(a test)")
+        .to_string();
+    let message: Vec<&str> = lines[first..]
+        .iter()
+        .take_while(|line| !line.starts_with("error: test failed"))
+        .copied()
+        .collect();
+    Some(Failure {
+        test,
+        message: message
+            .join("\n")
+            .trim_start_matches("workbook: ")
+            .to_string(),
+    })
+}
+
+/// The runner's own deadline ended the tests: say so, with the tests libtest reported as
+/// running for a long time, if any.
+fn did_not_finish(output: &Output, limit: Duration) -> Verdict {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let slow: Vec<&str> = stdout
+        .lines()
+        .filter_map(|line| line.strip_prefix("test "))
+        .filter_map(|rest| rest.split_once(" has been running for over"))
+        .map(|(name, _)| name)
+        .collect();
+    let which = if slow.is_empty() {
+        String::new()
+    } else {
+        format!(" Still running: {}.", slow.join(", "))
+    };
+    Verdict::Failing(vec![Failure {
+        test: "(cargo test)".into(),
+        message: format!(
+            "the tests were still running {} s after they started, so they were stopped.{which} \
+             A test that never ends is usually waiting on a loop that never ends, a transaction \
+             that is never committed or rolled back, or a statement on a second connection \
+             waiting for a row the handler's own transaction has locked.",
+            limit.as_secs()
+        ),
+    }])
+}
+
+/// The `error…` blocks of a failed build, without cargo's progress lines.
+fn compiler_errors(stderr: &str) -> String {
+    let mut kept = Vec::new();
+    let mut in_error = false;
+    for line in stderr.lines() {
+        if line.starts_with("error") || line.starts_with("warning") {
+            in_error = line.starts_with("error");
+        } else if line.trim_start().starts_with("Compiling") {
+            in_error = false;
+        }
+        if in_error {
+            kept.push(line);
+        }
+    }
+    kept.join("\n").trim().to_string()
+}
+
+/// Each `---- name stdout ----` section of libtest's output: the test and what it printed.
+fn failures(stdout: &str) -> Vec<Failure> {
+    let mut found = Vec::new();
+    let mut current: Option<(String, Vec<&str>)> = None;
+    for line in stdout.lines() {
+        let header = line
+            .strip_prefix("---- ")
+            .and_then(|rest| rest.strip_suffix(" stdout ----"));
+        if (header.is_some() || line == "failures:")
+            && let Some((test, lines)) = current.take()
+        {
+            found.push(Failure {
+                test,
+                message: lines.join("\n").trim().to_string(),
+            });
+        }
+        if let Some(test) = header {
+            current = Some((test.to_string(), Vec::new()));
+        } else if let Some((_, lines)) = &mut current {
+            lines.push(line);
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `cargo test` runs this with the variables `cargo run` gives the runner, so the child
+    /// command must remove them (and keep what a person sets, such as `CARGO_HOME`).
+    #[test]
+    fn a_child_cargo_does_not_inherit_the_runners_package_variables() {
+        assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
+        let command = cargo(Path::new("."));
+        let removed: Vec<String> = command
+            .get_envs()
+            .filter(|(_, value)| value.is_none())
+            .map(|(name, _)| name.to_string_lossy().into_owned())
+            .collect();
+        for name in ["CARGO_MANIFEST_DIR", "CARGO_PKG_NAME", "CARGO_PKG_VERSION"] {
+            assert!(
+                removed.iter().any(|r| r == name),
+                "{name} is passed on: {removed:?}"
+            );
+        }
+        assert!(!set_by_cargo_run("CARGO_HOME"));
+        assert!(!set_by_cargo_run("CARGO_TARGET_DIR"));
+    }
+
+    #[test]
+    fn failures_are_read_from_libtest_output() {
+        let stdout = "running 2 tests\n\
+                      test a ... FAILED\n\nfailures:\n\n\
+                      ---- a stdout ----\nError: the order was announced 2 times\nline two\n\n\
+                      ---- b::case_1 stdout ----\nError: lost\n\n\
+                      failures:\n    a\n    b::case_1\n";
+        assert_eq!(
+            failures(stdout),
+            vec![
+                Failure {
+                    test: "a".into(),
+                    message: "Error: the order was announced 2 times\nline two".into()
+                },
+                Failure {
+                    test: "b::case_1".into(),
+                    message: "Error: lost".into()
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_test_stopped_by_the_kits_deadline_is_named_with_the_kits_words() {
+        let stderr = "     Running tests/01-check-then-act.rs (target/debug/deps/x)\n\
+                      workbook: the test `forced_interleaving` did not finish within 60 s, so \
+                      its test process was stopped.\n\
+                      A test of this workbook takes a few seconds at most.\n  \
+                      - a loop that never ends;\n\
+                      To wait longer, set WORKBOOK_TEST_DEADLINE=<seconds>.\n\
+                      error: test failed, to rerun pass `--test 01-check-then-act`\n";
+        let stopped = stopped_by_the_kit(stderr).unwrap();
+        assert_eq!(stopped.test, "forced_interleaving");
+        assert!(
+            stopped
+                .message
+                .starts_with("the test `forced_interleaving` did not finish")
+        );
+        assert!(
+            stopped
+                .message
+                .ends_with("WORKBOOK_TEST_DEADLINE=<seconds>.")
+        );
+    }
+
+    #[test]
+    fn compiler_errors_keep_the_errors_and_drop_the_progress() {
+        let stderr = "   Compiling exercise v0.1.0\n\
+                      error[E0425]: cannot find value `tx`\n --> src/lib.rs:3:5\n\n\
+                      warning: unused import\n --> src/lib.rs:1:1\n\
+                      error: could not compile `exercise` due to 1 previous error\n";
+        let errors = compiler_errors(stderr);
+        assert!(errors.starts_with("error[E0425]"), "{errors}");
+        assert!(errors.contains("src/lib.rs:3:5"), "{errors}");
+        assert!(!errors.contains("unused import"), "{errors}");
+        assert!(!errors.contains("Compiling"), "{errors}");
+    }
+}

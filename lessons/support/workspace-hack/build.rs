@@ -1,0 +1,3 @@
+// Empty: its presence makes cargo resolve the `[build-dependencies]`, which are what align the
+// features of crates built for the host.
+fn main() {}
