@@ -1,6 +1,8 @@
 //! The one rule every scenario checks: the effect happened once, the event is recorded once,
 //! one delivery says it did it, and the others report a duplicate without calling it an error.
 
+use kit::is_unique_violation;
+
 use crate::ledger::Observed;
 use crate::{Outcome, ViolationKind};
 
@@ -24,13 +26,13 @@ pub(crate) fn judge(
     let errors = || outcomes.iter().filter_map(|outcome| outcome.as_ref().err());
     if let Some(error) = errors().find(|error| !is_unique_violation(error)) {
         return Err(ViolationKind::HandlerFailed {
-            error: error.to_string(),
+            error: kit::describe_sqlx(error),
         });
     }
     if let Some(example) = errors().next() {
         return Err(ViolationKind::DuplicateSurfacedAsError {
             errors: errors().count(),
-            example: example.to_string(),
+            example: kit::describe_sqlx(example),
         });
     }
     let applied_reports = outcomes
@@ -50,10 +52,4 @@ pub(crate) fn judge(
         return Err(ViolationKind::MisreportedOutcome { applied_reports });
     }
     Ok(())
-}
-
-pub(crate) fn is_unique_violation(error: &sqlx::Error) -> bool {
-    error
-        .as_database_error()
-        .is_some_and(|error| error.is_unique_violation())
 }

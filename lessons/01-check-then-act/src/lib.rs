@@ -19,9 +19,6 @@ pub use event::{CreditEvent, EventError, Outcome};
 pub use subject::{Handler, Subject};
 pub use violation::{Delivery, Violation, ViolationKind};
 
-/// Where the book explains this lesson; every failure message points here.
-pub const CHAPTER: &str = "chapter 1 of the book (book/src/01-check-then-act.md)";
-
 #[doc(hidden)]
 pub mod __private {
     pub use crate::subject::BASE_MIGRATIONS;

@@ -1,18 +1,14 @@
 use std::fmt;
 
-use kit::{KitError, Trace};
-
-use crate::CHAPTER;
+use kit::{Explain, KitError, see};
 
 /// What a scenario caught, and how the event was delivered when it did. Its `Display` (and its
-/// `Debug`, which is what a failing test prints) is the teaching message: what happened, why,
-/// what to do next, and where the book explains it.
-pub struct Violation {
-    pub kind: ViolationKind,
-    pub during: Delivery,
-    /// The step-by-step record, when the scenario was a scripted interleaving.
-    pub trace: Option<Trace>,
-}
+/// `Debug`, which is what a failing test prints) is the teaching message: what happened, why it
+/// is wrong, and where the book explains it.
+pub type Violation = kit::Violation<ViolationKind, Delivery>;
+
+/// Lesson 01's chapter, for [`see`].
+const LESSON: &str = "01";
 
 #[derive(Debug)]
 pub enum ViolationKind {
@@ -74,16 +70,6 @@ pub enum Delivery {
     },
 }
 
-impl Violation {
-    pub(crate) fn setup(during: Delivery) -> impl FnOnce(KitError) -> Violation {
-        move |error| Violation {
-            kind: ViolationKind::Setup(Box::new(error)),
-            during,
-            trace: None,
-        }
-    }
-}
-
 impl fmt::Display for Delivery {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
@@ -111,128 +97,125 @@ impl fmt::Display for Delivery {
     }
 }
 
-impl fmt::Display for Violation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let during = &self.during;
-        match &self.kind {
+impl Explain<Delivery> for ViolationKind {
+    fn setup(error: KitError) -> Self {
+        ViolationKind::Setup(Box::new(error))
+    }
+
+    fn stuck(detail: String) -> Self {
+        ViolationKind::Stuck { detail }
+    }
+
+    fn explain(&self, during: &Delivery, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let see = |section| see(LESSON, section);
+        match self {
             ViolationKind::CreditedMoreThanOnce { credits } => write!(
                 f,
-                "the event {during}; the balance was credited {credits} times (expected 1).\n\
-                 Each of those workers looked in processed_events while no delivery had \
-                 committed its row yet, found nothing, and went on to credit. Looking and \
-                 writing are separate statements, and the schema has no rule that refuses the \
-                 second row.\n\
-                 Next: make processed_events.event_id a key (migrations/), and make the insert \
-                 of the record the decision: first in the credit's transaction, and credit only \
-                 if it succeeded. See {CHAPTER}, \"The race\"."
-            )?,
+                "the event {during}; the balance was credited {credits} times (expected 1), and \
+                 each of those deliveries recorded the event.\n\
+                 Each of them looked in processed_events while no delivery had committed its \
+                 row yet, found nothing, and went on to credit. Looking and writing are \
+                 separate statements, and nothing in the schema refuses a second row for the \
+                 same event.\n{}",
+                see("The race")
+            ),
             ViolationKind::CreditedDespiteOneRecord { credits } => write!(
                 f,
                 "the event {during}; the balance was credited {credits} times (expected 1), \
                  although processed_events holds the event only once.\n\
-                 The key did its part: it refused (or ON CONFLICT skipped) every record after \
-                 the first. But the handler credited anyway, so the refusal decided nothing.\n\
-                 Next: credit only when the insert of the record actually inserted a row. See \
-                 {CHAPTER}, \"The fix\"."
-            )?,
+                 Something refused every record after the first (a key, or ON CONFLICT \
+                 skipping it), but the handler credited anyway, so the refusal decided \
+                 nothing.\n{}",
+                see("The fix")
+            ),
             ViolationKind::DuplicateSurfacedAsError { errors, example } => write!(
                 f,
                 "the event {during}; the balance was credited once (the key works), but \
                  {errors} delivery(ies) returned an error: {example}\n\
                  A duplicate delivery is not a failure. Its sender reads an error as \
                  \"not processed\": it retries, raises alerts, and may dead-letter an event that \
-                 was applied long ago.\n\
-                 Next: treat a unique violation on processed_events (SQLSTATE 23505) as \
-                 Outcome::AlreadyApplied, and keep every other error an error. See {CHAPTER}, \
-                 \"Losing cleanly\"."
-            )?,
+                 was applied long ago.\n{}",
+                see("Losing cleanly")
+            ),
             ViolationKind::NeverCredited => write!(
                 f,
                 "the event {during}; the balance was never credited (expected once), and no \
                  delivery reported Applied: every delivery decided the event had already been \
-                 applied. See {CHAPTER}, \"The fix\"."
-            )?,
+                 applied.\n{}",
+                see("The fix")
+            ),
             ViolationKind::AppliedButNothingCommitted { applied_reports } => write!(
                 f,
                 "the event {during}; {applied_reports} delivery(ies) reported Applied, but the \
-                 balance never moved. Was the transaction committed? A transaction dropped \
-                 without commit() rolls back. See {CHAPTER}, \"The fix\"."
-            )?,
+                 balance never moved: nothing those deliveries did was committed (a \
+                 transaction dropped without commit() rolls back).\n{}",
+                see("The fix")
+            ),
             ViolationKind::CreditedButNotRecorded => write!(
                 f,
                 "the event {during}; the account was credited once, but processed_events has no \
-                 row for the event, so its next redelivery will credit it again. Record the \
-                 event in the credit's transaction. See {CHAPTER}, \"The fix\"."
-            )?,
+                 row for the event, so its next redelivery will credit it again.\n{}",
+                see("The fix")
+            ),
             ViolationKind::WrongAmount {
                 balance_cents,
                 amount_cents,
             } => write!(
                 f,
                 "the event {during}; the account holds {balance_cents} cents, which is not a \
-                 whole number of the event's {amount_cents}-cent credits. Credit exactly the \
-                 event's amount_cents(). See {CHAPTER}, \"The problem\"."
-            )?,
+                 whole number of the event's {amount_cents}-cent credits: something other than \
+                 the event's amount was credited.\n{}",
+                see("The problem")
+            ),
             ViolationKind::HandlerFailed { error } => write!(
                 f,
                 "the event {during}; a delivery failed: {error}\n\
-                 Only a duplicate may be reported as AlreadyApplied; this is a different error, \
-                 and the handler must not hide it, but here it means the handler could not do \
-                 its job. Check the SQL and the schema (migrations/). See {CHAPTER}, \"The fix\"."
-            )?,
+                 Only a duplicate may be reported as AlreadyApplied, and this is not one: the \
+                 handler could not do its job, although a correct one can. The SQLSTATE says \
+                 what the database refused.\n{}",
+                see("The fix")
+            ),
             ViolationKind::MisreportedOutcome { applied_reports } => write!(
                 f,
                 "the event {during}; the balance was credited once, but {applied_reports} \
-                 delivery(ies) reported Outcome::Applied (expected exactly 1). Report Applied \
-                 only from the delivery whose transaction committed the credit. See {CHAPTER}, \
-                 \"Losing cleanly\"."
-            )?,
+                 delivery(ies) reported Outcome::Applied (expected exactly 1). Applied means \
+                 \"this delivery's transaction committed the credit\", which only one delivery \
+                 can say.\n{}",
+                see("Losing cleanly")
+            ),
             ViolationKind::DecidedWithoutWaiting => write!(
                 f,
                 "the event {during}; the second worker reported it as already applied while the \
                  first worker's transaction was still open, without waiting for it. The first \
                  worker might still roll back (a crash, a lost connection), and then nobody \
-                 applies the event: it is lost. Only the transaction that records the event \
-                 and credits the account can decide, so the second worker must wait for it, \
-                 which the key's insert does. See {CHAPTER}, \"The record and the effect \
-                 commit together\"."
-            )?,
+                 applies the event: it is lost. Until the transaction that records the event \
+                 and credits the account has ended, nobody knows what it will commit.\n{}",
+                see("The record and the effect commit together")
+            ),
             ViolationKind::ErrorHidden { outcome } => write!(
                 f,
                 "the event {during}, and the handler reported {outcome:?}. Nothing was \
-                 credited, so the sender must hear about the failure: only a unique violation \
-                 means \"already applied\"; every other error stays an error. See {CHAPTER}, \
-                 \"Losing cleanly\"."
-            )?,
+                 credited, so the sender must hear about the failure: only a duplicate means \
+                 \"already applied\"; every other error stays an error.\n{}",
+                see("Losing cleanly")
+            ),
             ViolationKind::RecordedWithoutEffect => write!(
                 f,
                 "the event {during}; nothing was credited, yet processed_events records the \
-                 event as applied, so every redelivery will skip it: the event is lost. Record \
-                 and credit in one transaction, so that a failed credit rolls the record back. \
-                 See {CHAPTER}, \"The record and the effect commit together\"."
-            )?,
+                 event as applied, so every redelivery will skip it: the event is lost. The \
+                 record committed although the credit failed.\n{}",
+                see("The record and the effect commit together")
+            ),
             ViolationKind::Stuck { detail } => write!(
                 f,
                 "the event {during}; {detail}\n\
                  The test's observer sees only database locks. A worker waiting on anything \
                  else is waiting on something that lives in one process, such as a Mutex, and \
                  a second process (another replica, a restarted consumer) would not wait for \
-                 it. See {CHAPTER}, \"Why the if-statement cannot work\"."
-            )?,
-            ViolationKind::Setup(error) => write!(f, "the test could not run: {error}")?,
+                 it.\n{}",
+                see("Why the if-statement cannot work")
+            ),
+            ViolationKind::Setup(error) => write!(f, "the test could not run: {error}"),
         }
-        if let Some(trace) = &self.trace {
-            write!(f, "\n\nWhat happened, step by step:\n{trace}")?;
-        }
-        Ok(())
     }
 }
-
-/// A failing test prints its error with `{:?}`; make that the teaching message, not a dump.
-impl fmt::Debug for Violation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(self, f)
-    }
-}
-
-impl std::error::Error for Violation {}

@@ -38,7 +38,7 @@ pub(crate) fn judge(
     };
     if let Some(error) = errors().find(|error| !is_unique_violation(error)) {
         return Err(ViolationKind::HandlerFailed {
-            error: error.to_string(),
+            error: kit::describe_sqlx(error),
             cause: FailureCause::of(error),
         });
     }
@@ -46,7 +46,7 @@ pub(crate) fn judge(
     if let Some(example) = errors().next() {
         return Err(ViolationKind::DuplicateSurfacedAsError {
             errors: errors().count(),
-            example: example.to_string(),
+            example: kit::describe_sqlx(example),
         });
     }
     for id in distinct_ids(delivered) {
@@ -178,8 +178,4 @@ fn announcement_of(status: &str) -> &'static str {
     }
 }
 
-pub(crate) fn is_unique_violation(error: &sqlx::Error) -> bool {
-    error
-        .as_database_error()
-        .is_some_and(|error| error.is_unique_violation())
-}
+pub(crate) use kit::is_unique_violation;

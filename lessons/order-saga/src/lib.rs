@@ -25,12 +25,6 @@ pub use scenarios::Mix;
 pub use subject::{Handler, Subject};
 pub use violation::{Delivery, FailureCause, Violation, ViolationKind};
 
-/// Where the book explains each lesson; failure messages point to the one that fits.
-pub const CHAPTER_02: &str = "chapter 2 of the book (book/src/02-on-conflict.md)";
-pub const CHAPTER_03: &str = "chapter 3 of the book (book/src/03-one-transaction.md)";
-pub const CHAPTER_04: &str = "chapter 4 of the book (book/src/04-for-update.md)";
-pub const CHAPTER_05: &str = "chapter 5 of the book (book/src/05-outbox.md)";
-
 #[doc(hidden)]
 pub mod __private {
     pub use crate::subject::BASE_MIGRATIONS;

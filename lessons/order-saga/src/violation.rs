@@ -1,18 +1,13 @@
 use std::fmt;
 
-use kit::{KitError, Trace};
+use kit::{Explain, KitError, see};
 
-use crate::{CHAPTER_02, CHAPTER_03, CHAPTER_04, CHAPTER_05, Mix, Outcome};
+use crate::{Mix, Outcome};
 
 /// What a scenario caught, and how the events were delivered when it did. Its `Display` (and
 /// its `Debug`, which is what a failing test prints) is the teaching message: what happened,
-/// why, what to do next, and where the book explains it.
-pub struct Violation {
-    pub kind: ViolationKind,
-    pub during: Delivery,
-    /// The step-by-step record, when the scenario was a scripted interleaving.
-    pub trace: Option<Trace>,
-}
+/// why it is wrong, and where the book explains it.
+pub type Violation = kit::Violation<ViolationKind, Delivery>;
 
 #[derive(Debug)]
 pub enum ViolationKind {
@@ -66,13 +61,19 @@ pub enum ViolationKind {
     Setup(Box<KitError>),
 }
 
-/// What a handler's error suggests about its cause, for the advice that goes with it.
+/// What a handler's error was, by its SQLSTATE (kit::sqlstate), for what it means here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FailureCause {
-    /// SQLSTATE 40P01: two transactions waited on each other.
+    /// 40P01: two transactions waited on each other.
     Deadlock,
-    /// SQLSTATE 40001: a serialization failure, from an isolation level above read committed.
+    /// 40001: a serialization failure, from an isolation level above read committed.
     Serialization,
+    /// 55P03: a lock was not available and the statement gave up (NOWAIT, lock_timeout).
+    LockNotAvailable,
+    /// 25P02: a statement ran in a transaction an earlier error had aborted.
+    TransactionAborted,
+    /// 57014: the statement was cancelled (statement_timeout).
+    Cancelled,
     /// No connection came free in the pool: the handler wanted a second one while holding one.
     PoolExhausted,
     /// Anything else: a typo in the SQL, a missing table, ...
@@ -84,9 +85,12 @@ impl FailureCause {
         if matches!(error, sqlx::Error::PoolTimedOut) {
             return FailureCause::PoolExhausted;
         }
-        match error.as_database_error().and_then(|e| e.code()).as_deref() {
+        match kit::code_of(error).as_deref() {
             Some("40P01") => FailureCause::Deadlock,
             Some("40001") => FailureCause::Serialization,
+            Some("55P03") => FailureCause::LockNotAvailable,
+            Some("25P02") => FailureCause::TransactionAborted,
+            Some("57014") => FailureCause::Cancelled,
             _ => FailureCause::Other,
         }
     }
@@ -104,16 +108,6 @@ pub enum Delivery {
         round: usize,
         rounds: usize,
     },
-}
-
-impl Violation {
-    pub(crate) fn setup(during: Delivery) -> impl FnOnce(KitError) -> Violation {
-        move |error| Violation {
-            kind: ViolationKind::Setup(Box::new(error)),
-            during,
-            trace: None,
-        }
-    }
 }
 
 impl fmt::Display for Delivery {
@@ -134,10 +128,18 @@ impl fmt::Display for Delivery {
     }
 }
 
-impl fmt::Display for Violation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: ", self.during)?;
-        match &self.kind {
+impl Explain<Delivery> for ViolationKind {
+    fn setup(error: KitError) -> Self {
+        ViolationKind::Setup(Box::new(error))
+    }
+
+    fn stuck(detail: String) -> Self {
+        ViolationKind::Stuck { detail }
+    }
+
+    fn explain(&self, during: &Delivery, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{during}: ")?;
+        match self {
             ViolationKind::ResolvedTwice {
                 announcements,
                 status,
@@ -154,13 +156,9 @@ impl fmt::Display for Violation {
                         f,
                         "One event, applied more than once. Whatever the handler checked before \
                          applying it, every delivery passed, since none could see another's \
-                         uncommitted record. If processed_events refused the duplicate record \
-                         (ON CONFLICT DO NOTHING inserting zero rows), the handler did not ask, \
-                         and applied the event anyway.\n\
-                         Next: let the insert's rows-affected decide. Zero rows means another \
-                         delivery has this event: commit the no-op and return \
-                         Outcome::AlreadyApplied without touching the order. See {CHAPTER_02}, \
-                         \"The insert is the decision\"."
+                         uncommitted record; and if processed_events refused the duplicate \
+                         record, the handler did not act on the refusal.\n{}",
+                        see("02", "The insert is the decision")
                     )
                 } else {
                     let verdicts = if contradicting(announcements) {
@@ -173,12 +171,9 @@ impl fmt::Display for Violation {
                         f,
                         "Different events for one order, so the dedupe guard let each of them \
                          through, as it should: their ids differ. Then each delivery moved the \
-                         order, because each found it pending (its read ran before the other's \
-                         change committed) or never looked. {verdicts}\n\
-                         Next: before moving the order, read its status with SELECT ... FOR \
-                         UPDATE, so that a second delivery waits for the first to commit and \
-                         then reads the status it left; leave an order that is no longer pending \
-                         alone. See {CHAPTER_04}, \"The race the status check loses\"."
+                         order, so each found it pending (its read ran before the other's change \
+                         committed) or never looked. {verdicts}\n{}",
+                        see("04", "The race the status check loses")
                     )
                 }
             }
@@ -187,34 +182,30 @@ impl fmt::Display for Violation {
                 "{event_id} is recorded in processed_events, but the order never changed. Every \
                  redelivery will now be skipped as a duplicate, so the event can never be \
                  applied: it is lost, and the customer paid for an order that will never be \
-                 confirmed.\n\
-                 The record was committed on its own, before the effect. When the delivery died \
-                 between the two, the record stayed and the effect vanished.\n\
-                 Next: record the event inside the transaction that changes the order, so that \
-                 both commit or neither does. See {CHAPTER_03}, \"One commit, not two\"."
+                 confirmed. The record committed and the change it stands for did not, so the \
+                 two were not committed together.\n{}",
+                see("03", "One commit, not two")
             ),
             ViolationKind::NeverApplied => write!(
                 f,
-                "the order never changed and the event is not recorded: no delivery applied it. \
-                 See {CHAPTER_02}, \"The insert is the decision\"."
+                "the order never changed and the event is not recorded: no delivery applied \
+                 it.\n{}",
+                see("02", "The insert is the decision")
             ),
             ViolationKind::ResolvedSilently { status } => write!(
                 f,
                 "the order is {status}, but the outbox holds no row saying so: the rest of the \
                  system will never hear of it (no confirmation e-mail, no shipment, no refund). \
                  A redelivery cannot repair it either, because the event is recorded as \
-                 handled.\n\
-                 The status change committed in one transaction and the outbox row was to be \
-                 written after it; the delivery died in between.\n\
-                 Next: write the outbox row before the commit, in the same transaction as the \
-                 record and the status change. See {CHAPTER_05}, \"The transaction is the \
-                 third guard\"."
+                 handled. The status change committed and its announcement did not, so the two \
+                 were not committed together.\n{}",
+                see("05", "The transaction is the third guard")
             ),
             ViolationKind::AnnouncedButNotSo { announced, status } => write!(
                 f,
-                "the outbox announces {announced}, but the order is {status}. The announcement \
-                 and the change it announces must commit together. See {CHAPTER_05}, \"The \
-                 transaction is the third guard\"."
+                "the outbox announces {announced}, but the order is {status}: the announcement \
+                 committed without the change it announces.\n{}",
+                see("05", "The transaction is the third guard")
             ),
             ViolationKind::ResolvedByWrongEvent {
                 caused_by,
@@ -222,7 +213,8 @@ impl fmt::Display for Violation {
             } => write!(
                 f,
                 "the order was resolved by {caused_by}, but {expected} reached it first and \
-                 should have decided it. See {CHAPTER_04}, \"Why both guards\"."
+                 should have decided it.\n{}",
+                see("04", "Why both guards")
             ),
             ViolationKind::PaidWrong {
                 paid_cents,
@@ -239,15 +231,14 @@ impl fmt::Display for Violation {
                         f,
                         "A redelivered instalment was counted again. The order was still \
                          pending, so a terminal-state check had nothing to refuse: only the \
-                         dedupe guard can tell a redelivery from a second payment.\n\
-                         Next: record the event id first (INSERT ... ON CONFLICT DO NOTHING) and \
-                         skip the event when it inserts nothing. See {CHAPTER_04}, \"Why both \
-                         guards\"."
+                         dedupe guard can tell a redelivery from a second payment.\n{}",
+                        see("04", "Why both guards")
                     )
                 } else {
                     write!(
                         f,
-                        "A payment was not counted. See {CHAPTER_04}, \"Why both guards\"."
+                        "A payment was not counted.\n{}",
+                        see("04", "Why both guards")
                     )
                 }
             }
@@ -257,69 +248,38 @@ impl fmt::Display for Violation {
                  {example}\n\
                  A duplicate is not a failure: a consumer that returns an error does not \
                  commit its offset, so the broker redelivers, and alerts fire for an event that \
-                 was handled.\n\
-                 Next: use INSERT ... ON CONFLICT DO NOTHING and report zero rows as \
-                 Outcome::AlreadyApplied. See {CHAPTER_02}, \"The insert is the decision\"."
+                 was handled.\n{}",
+                see("02", "The insert is the decision")
             ),
             ViolationKind::HandlerFailed { error, cause } => {
                 writeln!(f, "a delivery failed: {error}")?;
-                match cause {
-                    FailureCause::Deadlock => write!(
-                        f,
-                        "Two deliveries deadlocked: each waited for a lock the other held. A \
-                         read that takes a shared lock (FOR SHARE) and then an update that needs \
-                         an exclusive one is the usual way: two sessions both get the shared \
-                         lock, and neither can upgrade it. Take the lock you will need in the \
-                         first read: FOR UPDATE. See {CHAPTER_04}, \"The race the status check \
-                         loses\"."
-                    ),
-                    FailureCause::Serialization => write!(
-                        f,
-                        "A serialization failure: the transaction runs at REPEATABLE READ or \
-                         SERIALIZABLE, where a conflict aborts the loser instead of making it \
-                         wait and read the winner's result. The guards of these lessons are \
-                         built for read committed, PostgreSQL's default; at a stricter level \
-                         every caller needs a retry loop. See {CHAPTER_02}, \"The insert is the \
-                         decision\"."
-                    ),
-                    FailureCause::PoolExhausted => write!(
-                        f,
-                        "The pool had no free connection. In these tests each worker has one \
-                         connection of its own, which its open transaction holds; a statement \
-                         sent to the pool instead of the transaction waits for a second \
-                         connection that never comes. Run every statement of the handler on the \
-                         transaction (&mut *tx). See {CHAPTER_03}, \"One commit, not two\"."
-                    ),
-                    FailureCause::Other => write!(
-                        f,
-                        "Only a duplicate may be reported as handled; this error means the \
-                         handler could not do its job. Check its SQL against \
-                         migrations/order_saga. See {CHAPTER_02}."
-                    ),
-                }
+                let (why, lesson, section) = failure_meaning(*cause);
+                write!(f, "{why}\n{}", see(lesson, section))
             }
             ViolationKind::NotRecorded { event_id } => write!(
                 f,
                 "{event_id} is not in processed_events, although it was delivered and reported \
-                 as handled. Record every event the handler decides about, including one it \
-                 decides to ignore because its order is no longer pending: commit the record \
-                 with the no-op. See {CHAPTER_04}, \"Leaving a resolved order alone\"."
+                 as handled, so its redelivery will be decided all over again. Every event the \
+                 handler decides about must stay recorded, including one it ignores because its \
+                 order is no longer pending.\n{}",
+                see("04", "Leaving a resolved order alone")
             ),
             ViolationKind::MisreportedOutcome {
                 detail,
                 about_resolved,
             } => {
-                let (chapter, section) = if *about_resolved {
-                    (CHAPTER_04, "Leaving a resolved order alone")
+                let (lesson, section) = if *about_resolved {
+                    ("04", "Leaving a resolved order alone")
                 } else {
-                    (CHAPTER_02, "The insert is the decision")
+                    ("02", "The insert is the decision")
                 };
                 write!(
                     f,
-                    "the order is right, but {detail}. Report Applied from the one delivery \
-                     whose transaction changed the order, AlreadyApplied for a redelivered event \
-                     id, and OrderAlreadyResolved for a new event whose order had already left \
-                     pending. See {chapter}, \"{section}\"."
+                    "the order is right, but {detail}. Applied belongs to the one delivery whose \
+                     transaction changed the order, AlreadyApplied to a redelivered event id, and \
+                     OrderAlreadyResolved to a new event whose order had already left \
+                     pending.\n{}",
+                    see(lesson, section)
                 )
             }
             ViolationKind::DecidedWithoutWaiting { outcome } => write!(
@@ -327,23 +287,23 @@ impl fmt::Display for Violation {
                 "the second delivery reported {outcome:?} while the first delivery's \
                  transaction was still open, without waiting for it. The first delivery had not \
                  changed the order yet, and might never: a crash, a lost connection or a \
-                 deploy would leave the event recorded and never applied.\n\
-                 Next: make the record part of the transaction that changes the order. Then a \
-                 second delivery's insert waits on the first one's uncommitted row, and learns \
-                 the truth when it commits or rolls back. See {CHAPTER_03}, \"One commit, not \
-                 two\"."
+                 deploy would leave the event recorded and never applied. Until that \
+                 transaction ends, nobody knows what it will commit.\n{}",
+                see("03", "One commit, not two")
             ),
             ViolationKind::ErrorHidden { outcome } => write!(
                 f,
                 "the handler reported {outcome:?}. The order does not exist, so nothing was \
                  applied and the sender must hear about it: only a duplicate means \"already \
-                 handled\". See {CHAPTER_02}, \"The insert is the decision\"."
+                 handled\".\n{}",
+                see("02", "The insert is the decision")
             ),
             ViolationKind::RecordedWithoutEffect => write!(
                 f,
                 "the order does not exist, so nothing was applied, yet processed_events records \
-                 the event as handled: once the order appears, the event will be skipped. Let \
-                 the failure roll the record back. See {CHAPTER_03}, \"One commit, not two\"."
+                 the event as handled: once the order appears, the event will be skipped. The \
+                 record committed although the change failed.\n{}",
+                see("03", "One commit, not two")
             ),
             ViolationKind::Stuck { detail } => write!(
                 f,
@@ -353,11 +313,68 @@ impl fmt::Display for Violation {
                  share."
             ),
             ViolationKind::Setup(error) => write!(f, "the test could not run: {error}"),
-        }?;
-        if let Some(trace) = &self.trace {
-            write!(f, "\n\nWhat happened, step by step:\n{trace}")?;
         }
-        Ok(())
+    }
+}
+
+/// Why a handler's error is wrong here, by its cause, and where the book explains it. The
+/// error itself (with its SQLSTATE and what that means) is printed above this.
+fn failure_meaning(cause: FailureCause) -> (&'static str, &'static str, &'static str) {
+    match cause {
+        FailureCause::Deadlock => (
+            "Two deliveries of this test deadlocked, and the database aborted one of them to \
+             break the cycle. Two sessions that first lock the same row weakly (or in a \
+             different order) and then both need a stronger lock wait for each other this way. \
+             The event's sender sees a failure for a delivery a correct handler completes.",
+            "04",
+            "The race the status check loses",
+        ),
+        FailureCause::Serialization => (
+            "The transaction runs at REPEATABLE READ or SERIALIZABLE, where the database aborts \
+             one of two conflicting transactions instead of making it wait and read the other's \
+             result. The guards of these lessons are built on read committed, PostgreSQL's \
+             default; at a stricter level, every such abort is a failed delivery unless the \
+             handler retries it.",
+            "04",
+            "The race the status check loses",
+        ),
+        FailureCause::LockNotAvailable => (
+            "The delivery gave up instead of waiting for a lock another delivery held (NOWAIT or \
+             lock_timeout). That delivery had not finished: nobody knew yet whether it would \
+             commit, so giving up failed an event that waiting would have handled.",
+            "04",
+            "The race the status check loses",
+        ),
+        FailureCause::TransactionAborted => (
+            "A statement ran in a transaction that an earlier error had already aborted: after \
+             an error (a unique violation, say), PostgreSQL refuses every statement of the same \
+             transaction until it rolls back, so catching the first error and carrying on \
+             cannot work.",
+            "02",
+            "The insert is the decision",
+        ),
+        FailureCause::Cancelled => (
+            "A statement was cancelled while it waited (statement_timeout, or a cancel \
+             request). Waiting for a concurrent delivery of the same order is how these \
+             guards decide correctly; a timeout short enough to cut that wait fails deliveries \
+             that would have succeeded.",
+            "04",
+            "The race the status check loses",
+        ),
+        FailureCause::PoolExhausted => (
+            "The pool had no free connection. In these tests each worker has one connection of \
+             its own, which its open transaction holds; a statement sent to the pool instead of \
+             the transaction waits for a second connection that never comes.",
+            "03",
+            "One commit, not two",
+        ),
+        FailureCause::Other => (
+            "Only a duplicate may be reported as handled; this error means the handler could \
+             not do its job, which a correct handler can. The SQLSTATE says what the database \
+             refused.",
+            "02",
+            "The insert is the decision",
+        ),
     }
 }
 
@@ -389,15 +406,6 @@ fn tally(announcements: &[(String, String)]) -> String {
     }
     named.join(", ")
 }
-
-/// A failing test prints its error with `{:?}`; make that the teaching message, not a dump.
-impl fmt::Debug for Violation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(self, f)
-    }
-}
-
-impl std::error::Error for Violation {}
 
 #[cfg(test)]
 mod tests {

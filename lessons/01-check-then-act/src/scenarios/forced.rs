@@ -1,8 +1,8 @@
-use kit::{Interleaving, KitError};
+use kit::Interleaving;
 
 use super::{AMOUNT_CENTS, credit_event, prepare};
 use crate::judge::judge;
-use crate::{Delivery, Handler, Outcome, Subject, Violation, ViolationKind};
+use crate::{Delivery, Handler, Subject, Violation, ViolationKind};
 
 // ANCHOR: forced
 /// The race, made certain. A scripted session (`holder`) locks the account first, so the first
@@ -38,7 +38,7 @@ pub async fn forced_interleaving<H: Handler>(subject: Subject<H>) -> Result<(), 
         let started = script
             .start(name, &pool, &call, move |pool| handler.call(pool, event))
             .await;
-        workers.push(started.map_err(|e| stuck_or_setup(e, &script, during))?);
+        workers.push(started.map_err(|e| Violation::stuck_or_setup(e, script.trace(), during))?);
     }
     let second_waited = workers[1].was_waiting();
 
@@ -48,8 +48,8 @@ pub async fn forced_interleaving<H: Handler>(subject: Subject<H>) -> Result<(), 
         .map_err(setup(during))?;
     let mut outcomes = Vec::new();
     for worker in workers {
-        let finished = script.finish(worker, describe).await;
-        outcomes.push(finished.map_err(|e| stuck_or_setup(e, &script, during))?);
+        let finished = script.finish(worker, kit::describe_outcome).await;
+        outcomes.push(finished.map_err(|e| Violation::stuck_or_setup(e, script.trace(), during))?);
     }
 
     let observed = ledger
@@ -81,28 +81,3 @@ pub async fn forced_interleaving<H: Handler>(subject: Subject<H>) -> Result<(), 
     Ok(())
 }
 // ANCHOR_END: forced
-
-/// A worker that waits on something the database cannot see is the student's doing (a lock in
-/// the process, say), not a broken test: say so, with the trace so far.
-fn stuck_or_setup(error: KitError, script: &Interleaving, during: Delivery) -> Violation {
-    match error {
-        KitError::Stuck { .. } => Violation {
-            kind: ViolationKind::Stuck {
-                detail: error.to_string(),
-            },
-            during,
-            trace: Some(script.trace().clone()),
-        },
-        other => Violation::setup(during)(other),
-    }
-}
-
-fn describe(outcome: &Result<Outcome, sqlx::Error>) -> String {
-    match outcome {
-        Ok(outcome) => format!("{outcome:?}"),
-        Err(error) => match error.as_database_error().and_then(|e| e.code()) {
-            Some(code) => format!("error (SQLSTATE {code})"),
-            None => format!("error: {error}"),
-        },
-    }
-}

@@ -31,6 +31,9 @@ async fn prepare<H: Handler>(
     Ok((db, ledger))
 }
 
+/// Every event a scenario delivers arrives as a broker would deliver it, as JSON, and goes
+/// through the parser a real consumer would use at its edge.
 fn credit_event(id: &str, account: &str) -> CreditEvent {
-    CreditEvent::new(id, account, AMOUNT_CENTS).expect("the scenarios' events are valid")
+    let wire = serde_json::json!({ "id": id, "account": account, "amount_cents": AMOUNT_CENTS });
+    CreditEvent::from_json(&wire.to_string()).expect("the scenarios' events are valid")
 }

@@ -20,10 +20,10 @@ pub use sequential::{
 
 use kit::{KitError, TestDatabase, Trace};
 
+use crate::ViolationKind;
 use crate::judge::{Delivered, Expect, judge};
 use crate::orders::{Observed, Orders};
-use crate::{Delivery, Handler, Outcome, PaymentEvent, PaymentResult, Subject, Violation};
-use crate::{ViolationKind, judge::is_unique_violation};
+use crate::{Delivery, Handler, Outcome, PaymentEvent, Subject, Violation};
 
 /// What every scenario's order costs, unless it is paid in instalments.
 const AMOUNT_CENTS: i64 = 2598;
@@ -41,14 +41,34 @@ async fn prepare<H: Handler>(
 }
 
 fn succeeded(id: &str, order_id: &str) -> PaymentEvent {
-    PaymentEvent::new(id, order_id, AMOUNT_CENTS, PaymentResult::Succeeded)
-        .expect("the scenarios' events are valid")
+    payment(id, order_id, AMOUNT_CENTS, None)
 }
 
 fn failed(id: &str, order_id: &str) -> PaymentEvent {
-    let reason = "card declined".to_string();
-    PaymentEvent::new(id, order_id, AMOUNT_CENTS, PaymentResult::Failed { reason })
-        .expect("the scenarios' events are valid")
+    payment(id, order_id, AMOUNT_CENTS, Some("card declined"))
+}
+
+/// Every event a scenario delivers arrives as the payment service publishes it, as JSON, and
+/// goes through the parser a real consumer would use at its edge.
+fn payment(id: &str, order_id: &str, amount_cents: i64, declined: Option<&str>) -> PaymentEvent {
+    let (kind, payload) = match declined {
+        None => (
+            "payment.succeeded",
+            serde_json::json!({ "order_id": order_id, "amount_cents": amount_cents }),
+        ),
+        Some(reason) => (
+            "payment.failed",
+            serde_json::json!({ "order_id": order_id, "amount_cents": amount_cents, "reason": reason }),
+        ),
+    };
+    let wire = serde_json::json!({
+        "id": id,
+        "type": kind,
+        "aggregate_id": order_id,
+        "payload": payload,
+        "occurred_at": "2026-07-14T09:15:40Z",
+    });
+    PaymentEvent::from_json(&wire.to_string()).expect("the scenarios' events are valid")
 }
 
 /// Judges the deliveries, and words what it finds for the scenario.
@@ -66,31 +86,15 @@ fn verdict(
     })
 }
 
-/// How a trace shows what a delivery returned: the outcome, or the error's SQLSTATE.
+/// How a trace shows what a delivery returned: the outcome, or the error by its SQLSTATE.
 fn describe(outcome: &Result<Outcome, sqlx::Error>) -> String {
-    match outcome {
-        Ok(outcome) => format!("{outcome:?}"),
-        Err(error) if is_unique_violation(error) => "error (unique violation, 23505)".into(),
-        Err(error) => match error.as_database_error().and_then(|e| e.code()) {
-            Some(code) => format!("error (SQLSTATE {code})"),
-            None => "error".into(),
-        },
-    }
+    kit::describe_outcome(outcome)
 }
 
 /// A worker that waits on something the database cannot see is the student's doing (a lock in
 /// the process, say), not a broken test: say so, with the trace so far.
 fn stuck_or_setup(error: KitError, trace: &Trace, during: Delivery) -> Violation {
-    match error {
-        KitError::Stuck { .. } => Violation {
-            kind: ViolationKind::Stuck {
-                detail: error.to_string(),
-            },
-            during,
-            trace: Some(trace.clone()),
-        },
-        other => Violation::setup(during)(other),
-    }
+    Violation::stuck_or_setup(error, trace, during)
 }
 
 /// Right result, wrong reason: a delivery may only give up on its event once the delivery it

@@ -1,6 +1,6 @@
 use super::{AMOUNT_CENTS, failed, prepare, succeeded, verdict};
 use crate::judge::Expect;
-use crate::{Delivery, Handler, PaymentEvent, PaymentResult, Subject, Violation, ViolationKind};
+use crate::{Delivery, Handler, PaymentEvent, Subject, Violation, ViolationKind};
 
 /// Delivers `events` to one order, each after the previous delivery returned, and judges.
 async fn one_after_another<H: Handler>(
@@ -77,8 +77,7 @@ pub async fn late_failure_after_confirmation<H: Handler>(
 /// so a terminal-state check waves the redelivery through; only the event id can tell a
 /// redelivered instalment from a second one.
 pub async fn redelivered_instalment<H: Handler>(subject: Subject<H>) -> Result<(), Violation> {
-    let instalment = PaymentEvent::new("instalment-1", "ord-1", 600, PaymentResult::Succeeded)
-        .expect("a valid event");
+    let instalment = super::payment("instalment-1", "ord-1", 600, None);
     one_after_another(
         subject,
         Delivery::Story(

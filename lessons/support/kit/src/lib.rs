@@ -25,6 +25,7 @@ mod schema;
 mod server;
 mod sqlstate;
 mod subject;
+mod teaching;
 mod trace;
 
 pub use barrier::release_together;
@@ -35,6 +36,10 @@ pub use interleaving::{Interleaving, Session, Worker};
 pub use leftovers::drop_leftovers;
 pub use schema::Schema;
 pub use server::{Backend, Server, server};
-pub use sqlstate::{DbError, describe_postgres, describe_sqlx, meaning};
+pub use sqlstate::{
+    DbError, code_of, describe_outcome, describe_postgres, describe_sqlx, is_unique_violation,
+    meaning,
+};
 pub use subject::{Handler, Subject};
+pub use teaching::{Explain, Violation, see};
 pub use trace::Trace;

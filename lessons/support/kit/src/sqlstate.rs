@@ -117,6 +117,44 @@ pub fn meaning(code: &str) -> Option<&'static str> {
     })
 }
 
+/// The SQLSTATE of a sqlx error, if the server sent one.
+pub fn code_of(error: &sqlx::Error) -> Option<String> {
+    error
+        .as_database_error()
+        .and_then(|e| e.code())
+        .map(|code| code.into_owned())
+}
+
+/// 23505: a unique index or primary key refused the row. For a dedupe record, "a duplicate".
+pub fn is_unique_violation(error: &sqlx::Error) -> bool {
+    code_of(error).as_deref() == Some("23505")
+}
+
+/// How a trace shows what a delivery returned: the outcome, or the error by its SQLSTATE and
+/// meaning ("error 23505: a row with this key already exists …").
+pub fn describe_outcome<T: std::fmt::Debug>(outcome: &Result<T, sqlx::Error>) -> String {
+    match outcome {
+        Ok(outcome) => format!("{outcome:?}"),
+        Err(error) => match code_of(error) {
+            Some(code) if code == "23505" => "error (unique violation, 23505)".into(),
+            Some(code) => match meaning(&code) {
+                Some(meaning) => format!("error (SQLSTATE {code}: {})", short(meaning)),
+                None => format!("error (SQLSTATE {code})"),
+            },
+            None => "error".into(),
+        },
+    }
+}
+
+/// A meaning's first clause, for one line of a trace.
+fn short(meaning: &str) -> &str {
+    meaning
+        .split([':', ';', '('])
+        .next()
+        .unwrap_or(meaning)
+        .trim()
+}
+
 /// A sqlx error in words: the server's error by its SQLSTATE, or sqlx's own words for the
 /// rest (a pool timeout, an I/O error).
 pub fn describe_sqlx(error: &sqlx::Error) -> String {

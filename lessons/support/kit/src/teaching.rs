@@ -1,0 +1,103 @@
+//! What every lesson's failure messages share. A scenario that catches something returns a
+//! [`Violation`]: what kind of thing it caught, how the events were delivered when it did, and
+//! the step-by-step trace of a scripted scenario. Its `Display` (and its `Debug`, which is what
+//! a failing test prints) is the teaching message: what happened, why it is wrong, and where the
+//! book explains it. The fix itself is left to the chapter and the hints: a message that gives
+//! the answer makes the staged hints pointless.
+
+use std::fmt;
+
+use crate::{KitError, Trace};
+
+/// A lesson's kinds of violation, and how each is explained.
+pub trait Explain<D>: Sized {
+    /// The kind for "the test could not run" (no server, a migration that does not apply, …).
+    fn setup(error: KitError) -> Self;
+
+    /// The kind for "a worker waited on something the database cannot see".
+    fn stuck(detail: String) -> Self;
+
+    /// The message: what happened (during `during`), why it is wrong, and which section of the
+    /// book explains it ([`see`]).
+    fn explain(&self, during: &D, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+}
+
+/// What a scenario caught (`kind`), and how the events were delivered when it did (`during`).
+pub struct Violation<K, D> {
+    pub kind: K,
+    pub during: D,
+    /// The step-by-step record, when the scenario was a scripted interleaving.
+    pub trace: Option<Trace>,
+}
+
+impl<K: Explain<D>, D: Copy> Violation<K, D> {
+    /// For `map_err`: the test could not run, during `during`.
+    pub fn setup(during: D) -> impl FnOnce(KitError) -> Self {
+        move |error| Violation {
+            kind: K::setup(error),
+            during,
+            trace: None,
+        }
+    }
+
+    /// A script step that neither finished nor waited on a lock is the student's doing (a
+    /// lock in the process, say), not a broken test: say so, with the trace so far. Any other
+    /// error of the script is a setup failure.
+    pub fn stuck_or_setup(error: KitError, trace: &Trace, during: D) -> Self {
+        match error {
+            KitError::Stuck { .. } => Violation {
+                kind: K::stuck(error.to_string()),
+                during,
+                trace: Some(trace.clone()),
+            },
+            other => Self::setup(during)(other),
+        }
+    }
+}
+
+impl<K: Explain<D>, D> fmt::Display for Violation<K, D> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.kind.explain(&self.during, f)?;
+        if let Some(trace) = &self.trace {
+            write!(f, "\n\nWhat happened, step by step:\n{trace}")?;
+        }
+        Ok(())
+    }
+}
+
+/// A failing test prints its error with `{:?}`: make that the teaching message, not a dump.
+impl<K: Explain<D>, D> fmt::Debug for Violation<K, D> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl<K: Explain<D>, D> std::error::Error for Violation<K, D> {}
+
+/// `See chapter 2 of the book (book/src/02-on-conflict.md), "The insert is the decision";
+/// `cargo workbook hint 02` has hints.` The chapter comes from the catalog, by lesson number.
+pub fn see(lesson: &str, section: &str) -> String {
+    match catalog::find(lesson) {
+        Ok(lesson) => format!(
+            "See chapter {} of the book ({}), \"{section}\"; `cargo workbook hint {}` has hints.",
+            lesson.number.trim_start_matches('0'),
+            lesson.chapter(),
+            lesson.number
+        ),
+        Err(_) => format!("See the book, \"{section}\"."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pointer_names_the_chapter_its_file_the_section_and_the_hint_command() {
+        assert_eq!(
+            see("02", "The insert is the decision"),
+            "See chapter 2 of the book (book/src/02-on-conflict.md), \"The insert is the \
+             decision\"; `cargo workbook hint 02` has hints."
+        );
+    }
+}
