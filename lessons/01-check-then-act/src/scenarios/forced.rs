@@ -1,8 +1,16 @@
-use kit::Interleaving;
+use kit::{Interleaving, Script};
 
 use super::{AMOUNT_CENTS, credit_event, prepare};
 use crate::judge::judge;
-use crate::{Delivery, Handler, Subject, Violation, ViolationKind};
+use crate::{CreditEvent, Delivery, Handler, Subject, Violation, ViolationKind};
+
+/// The holder's lock on the account's row: a worker stops at its first touch of the account.
+const LOCK_ACCOUNT_ROW: &str = "BEGIN; SELECT 1 FROM accounts WHERE id = 'acc-1' FOR UPDATE";
+
+/// How the trace shows a delivery.
+fn shown(event: &CreditEvent) -> String {
+    format!("apply_credit({}, +{AMOUNT_CENTS})", event.id())
+}
 
 // ANCHOR: forced
 /// The race, made certain. A scripted session (`holder`) locks the account first, so the first
@@ -15,57 +23,49 @@ use crate::{Delivery, Handler, Subject, Violation, ViolationKind};
 /// insert waits on the first worker's row, then loses: every run.
 pub async fn forced_interleaving<H: Handler>(subject: Subject<H>) -> Result<(), Violation> {
     let during = Delivery::Scripted { workers: 2 };
-    let setup = Violation::setup;
     let (db, ledger) = prepare(&subject, during).await?;
-    ledger.open_account("acc-1").await.map_err(setup(during))?;
+    ledger
+        .open_account("acc-1")
+        .await
+        .map_err(Violation::setup(during))?;
     let event = credit_event("evt-1", "acc-1");
-    let call = format!("apply_credit({}, +{AMOUNT_CENTS})", event.id());
-
-    let mut script = Interleaving::new(&db).await.map_err(setup(during))?;
-    let holder = script.session(&db, "holder").await.map_err(setup(during))?;
-    script
-        .step(
-            &holder,
-            "BEGIN; SELECT 1 FROM accounts WHERE id = 'acc-1' FOR UPDATE",
-        )
+    let script = Script::new(&subject.handler, shown)
+        .sql("holder", "lock", LOCK_ACCOUNT_ROW)
+        .sql("holder", "commit", "COMMIT")
+        .deliver("worker-1", "first", event.clone())
+        .deliver("worker-2", "second", event.clone());
+    let mut interleaving = Interleaving::new(&db)
         .await
-        .map_err(setup(during))?;
-
-    let mut workers = Vec::new();
-    for name in ["worker-1", "worker-2"] {
-        let pool = db.pool(1).await.map_err(setup(during))?;
-        let (handler, event) = (subject.handler.clone(), event.clone());
-        let started = script
-            .start(name, &pool, &call, move |pool| handler.call(pool, event))
-            .await;
-        workers.push(started.map_err(|e| Violation::stuck_or_setup(e, script.trace(), during))?);
-    }
-    let second_waited = workers[1].was_waiting();
-
-    script
-        .step(&holder, "COMMIT")
-        .await
-        .map_err(setup(during))?;
-    let mut outcomes = Vec::new();
-    for worker in workers {
-        let finished = script.finish(worker, kit::describe_outcome).await;
-        outcomes.push(finished.map_err(|e| Violation::stuck_or_setup(e, script.trace(), during))?);
-    }
+        .map_err(Violation::setup(during))?;
+    let ran = (interleaving.run(
+        &db,
+        script,
+        "lock first second commit",
+        kit::describe_outcome,
+    ))
+    .await
+    .map_err(|e| Violation::stuck_or_setup(e, interleaving.trace(), during))?;
+    let second_waited = ran.waited("worker-2");
+    let outcomes: Vec<_> = ran
+        .outcomes
+        .into_iter()
+        .map(|(_, outcome)| outcome)
+        .collect();
 
     let observed = ledger
         .observe("acc-1", &event)
         .await
-        .map_err(setup(during))?;
+        .map_err(Violation::setup(during))?;
     let credited = match observed.credits() {
         Some(credits) => format!("credited {credits} time(s)"),
         None => format!("holds {} cents", observed.balance_cents),
     };
-    script.note(format!(
+    interleaving.note(format!(
         "acc-1 {credited}; processed_events holds {} row(s) for evt-1",
         observed.records
     ));
 
-    let trace = script.trace().clone();
+    let trace = interleaving.trace().clone();
     let violation = |kind| Violation {
         kind,
         during,

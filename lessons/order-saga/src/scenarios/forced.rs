@@ -1,16 +1,17 @@
-use kit::Interleaving;
+use kit::{Interleaving, Script};
 
 use super::{
-    AMOUNT_CENTS, describe, failed, gave_up_without_waiting, prepare, stuck_or_setup, succeeded,
-    verdict,
+    AMOUNT_CENTS, LOCK_ORDER_ROW, describe, failed, gave_up_without_waiting, prepare, shown,
+    stuck_or_setup, succeeded, verdict,
 };
 use crate::judge::Expect;
 use crate::{Delivery, Handler, PaymentEvent, Subject, Violation};
 
-/// The script both races share. `holder`, a session of the test, locks the order's row, so the
-/// first worker stops inside its transaction at its first touch of the order, holding whatever
-/// it did before. Once the observer *sees* it waiting, the second worker starts; once the
-/// second is seen waiting (or done), the holder lets go.
+/// The script both races share, as PostgreSQL's isolation tester would write it. `holder`, a
+/// session of the test, locks the order's row, so the first worker stops inside its transaction
+/// at its first touch of the order, holding whatever it did before. Once the observer *sees* it
+/// waiting, the second worker starts; once the second is seen waiting (or done), the holder
+/// lets go.
 async fn race_inside_a_transaction<H: Handler>(
     subject: Subject<H>,
     during: Delivery,
@@ -18,60 +19,38 @@ async fn race_inside_a_transaction<H: Handler>(
     second: PaymentEvent,
     snapshot: &str,
 ) -> Result<(), Violation> {
-    let setup = Violation::setup;
     let (db, orders) = prepare(&subject, during).await?;
     orders
         .place("ord-1", AMOUNT_CENTS)
         .await
-        .map_err(setup(during))?;
-
-    let mut script = Interleaving::new(&db).await.map_err(setup(during))?;
-    let holder = script.session(&db, "holder").await.map_err(setup(during))?;
-    script
-        .step(
-            &holder,
-            "BEGIN; SELECT 1 FROM orders WHERE id = 'ord-1' FOR UPDATE",
-        )
+        .map_err(Violation::setup(during))?;
+    // ANCHOR: race_script
+    let script = Script::new(&subject.handler, shown)
+        .sql("holder", "lock", LOCK_ORDER_ROW)
+        .sql("holder", "commit", "COMMIT")
+        .deliver("worker-1", "first", first.clone())
+        .deliver("worker-2", "second", second.clone());
+    let permutation = "lock first second commit";
+    // ANCHOR_END: race_script
+    let mut interleaving = Interleaving::new(&db)
         .await
-        .map_err(setup(during))?;
-
-    let mut workers = Vec::new();
-    for (name, event) in [("worker-1", &first), ("worker-2", &second)] {
-        let pool = db.pool(1).await.map_err(setup(during))?;
-        let call = format!("apply_payment_result({} {})", event.kind(), event.id());
-        let (handler, event) = (subject.handler.clone(), event.clone());
-        let started = script
-            .start(name, &pool, call, move |pool| handler.call(pool, event))
-            .await;
-        workers.push(started.map_err(|e| stuck_or_setup(e, script.trace(), during))?);
-    }
-    let second_waited = workers[1].was_waiting();
-
-    script
-        .step(&holder, "COMMIT")
-        .await
-        .map_err(setup(during))?;
-    let mut delivered = Vec::new();
-    for (worker, event) in workers.into_iter().zip([first.clone(), second.clone()]) {
-        let finished = script.finish(worker, describe).await;
-        let outcome = finished.map_err(|e| stuck_or_setup(e, script.trace(), during))?;
-        delivered.push((event, outcome));
-    }
+        .map_err(Violation::setup(during))?;
+    let ran = (interleaving.run(&db, script, permutation, describe).await)
+        .map_err(|e| stuck_or_setup(e, interleaving.trace(), during))?;
+    let second_waited = ran.waited("worker-2");
+    let delivered: Vec<_> = [first.clone(), second.clone()]
+        .into_iter()
+        .zip(ran.outcomes.into_iter().map(|(_, outcome)| outcome))
+        .collect();
 
     let observed = orders
         .observe("ord-1", &[first.clone(), second])
         .await
-        .map_err(setup(during))?;
-    script.note(observed.summary());
-    let trace = script.trace().clone();
-    verdict(
-        &Expect::ResolvedBy(vec![first]),
-        &observed,
-        &delivered,
-        during,
-        Some(&trace),
-    )?;
-
+        .map_err(Violation::setup(during))?;
+    interleaving.note(observed.summary());
+    let trace = interleaving.trace().clone();
+    let expect = Expect::ResolvedBy(vec![first]);
+    verdict(&expect, &observed, &delivered, during, Some(&trace))?;
     gave_up_without_waiting(second_waited, &delivered[1].1, during, &trace)?;
     insta::assert_snapshot!(snapshot, trace.to_string());
     Ok(())

@@ -1,28 +1,20 @@
-use kit::{Interleaving, KitError};
+use kit::{Interleaving, Script};
 
 use super::{
-    AMOUNT_CENTS, describe, gave_up_without_waiting, prepare, stuck_or_setup, succeeded, verdict,
+    AMOUNT_CENTS, LOCK_ORDER_ROW, describe, gave_up_without_waiting, prepare, shown,
+    stuck_or_setup, succeeded, verdict,
 };
 use crate::judge::Expect;
 use crate::{Delivery, Handler, Subject, Violation};
 
-/// What the holder locks, and so where the first delivery stops before it is killed.
-#[derive(Clone, Copy)]
-enum StopAt {
-    /// The order's row: the first delivery stops at its first touch of the order.
-    OrderRow,
-    /// The outbox table: the first delivery stops as it writes the outbox row.
-    Outbox,
-}
+/// The holder's lock on the outbox table: the first delivery stops as it writes the outbox row
+/// (with LOCK_ORDER_ROW, at its first touch of the order).
+const LOCK_OUTBOX: &str = "BEGIN; LOCK TABLE outbox IN SHARE MODE";
 
-/// When the event is delivered again.
-#[derive(Clone, Copy, PartialEq)]
-enum Redelivery {
-    /// While the first delivery is still alive and waiting, inside its transaction.
-    WhileTheFirstWaits,
-    /// After the first delivery died, as a broker redelivers an unacknowledged event.
-    AfterTheCrash,
-}
+/// The redelivery races the first delivery, which dies while the redelivery waits on it.
+const WHILE_THE_FIRST_WAITS: &str = "lock first second crash commit";
+/// The first delivery dies; the broker delivers the event again once it is gone.
+const AFTER_THE_CRASH: &str = "lock first crash commit second";
 
 /// The fault script: the first delivery is stopped on the holder's lock, then killed (its
 /// backend terminated, as when the consumer process dies), and the event is delivered again.
@@ -31,90 +23,45 @@ enum Redelivery {
 async fn killed<H: Handler>(
     subject: Subject<H>,
     during: Delivery,
-    stop_at: StopAt,
-    redelivery: Redelivery,
+    lock: &str,
+    permutation: &str,
     snapshot: &str,
 ) -> Result<(), Violation> {
-    let setup = Violation::setup;
     let (db, orders) = prepare(&subject, during).await?;
     orders
         .place("ord-1", AMOUNT_CENTS)
         .await
-        .map_err(setup(during))?;
+        .map_err(Violation::setup(during))?;
     let event = succeeded("pay-1", "ord-1");
-    let call = format!("apply_payment_result({} {})", event.kind(), event.id());
-
-    let mut script = Interleaving::new(&db).await.map_err(setup(during))?;
-    let holder = script.session(&db, "holder").await.map_err(setup(during))?;
-    let lock = match stop_at {
-        StopAt::OrderRow => "BEGIN; SELECT 1 FROM orders WHERE id = 'ord-1' FOR UPDATE",
-        StopAt::Outbox => "BEGIN; LOCK TABLE outbox IN SHARE MODE",
-    };
-    script.step(&holder, lock).await.map_err(setup(during))?;
-    let stuck = |e: KitError, script: &Interleaving| stuck_or_setup(e, script.trace(), during);
-
-    let start = async |script: &mut Interleaving, name: &str| {
-        let pool = db.pool(1).await?;
-        let (handler, event) = (subject.handler.clone(), event.clone());
-        script
-            .start(name, &pool, &call, move |pool| handler.call(pool, event))
-            .await
-    };
-    let first = start(&mut script, "worker-1")
+    // ANCHOR: fault_script
+    let script = Script::new(&subject.handler, shown)
+        .sql("holder", "lock", lock)
+        .sql("holder", "commit", "COMMIT")
+        .deliver("worker-1", "first", event.clone())
+        .kill("crash", "worker-1")
+        .deliver("worker-2", "second", event.clone());
+    // ANCHOR_END: fault_script
+    let mut interleaving = Interleaving::new(&db)
         .await
-        .map_err(|e| stuck(e, &script))?;
-    let mut second = None;
-    if redelivery == Redelivery::WhileTheFirstWaits {
-        let started = start(&mut script, "worker-2").await;
-        second = Some(started.map_err(|e| stuck(e, &script))?);
-    }
-    let second_waited = second.as_ref().is_some_and(|w| w.was_waiting());
-
-    let mut delivered = Vec::new();
-    if first.was_waiting() {
-        // What a killed delivery returns (its connection's error) is not judged: nobody is
-        // left to hear it.
-        let _connection_lost = script.kill(first).await.map_err(|e| stuck(e, &script))?;
-    } else {
-        // It never touched what the holder locked, so there was no moment to kill it in.
-        let outcome = script.finish(first, describe).await;
-        delivered.push((event.clone(), outcome.map_err(|e| stuck(e, &script))?));
-    }
-    if let Some(second) = &mut second {
-        script.settle(second).await.map_err(|e| stuck(e, &script))?;
-    }
-    script
-        .step(&holder, "COMMIT")
-        .await
-        .map_err(setup(during))?;
-    let second = match second {
-        Some(second) => second,
-        None => start(&mut script, "worker-2")
-            .await
-            .map_err(|e| stuck(e, &script))?,
-    };
-    let outcome = script
-        .finish(second, describe)
-        .await
-        .map_err(|e| stuck(e, &script))?;
+        .map_err(Violation::setup(during))?;
+    let ran = (interleaving.run(&db, script, permutation, describe).await)
+        .map_err(|e| stuck_or_setup(e, interleaving.trace(), during))?;
+    // A redelivery after the crash has nothing to wait for; one that raced the first does.
+    let waited = permutation == AFTER_THE_CRASH || ran.waited("worker-2");
+    let delivered: Vec<_> = (ran.outcomes.into_iter())
+        .map(|(_, outcome)| (event.clone(), outcome))
+        .collect();
 
     let observed = orders
         .observe("ord-1", std::slice::from_ref(&event))
         .await
-        .map_err(setup(during))?;
-    script.note(observed.summary());
-    let trace = script.trace().clone();
-    delivered.push((event.clone(), outcome));
-    verdict(
-        &Expect::ResolvedBy(vec![event]),
-        &observed,
-        &delivered,
-        during,
-        Some(&trace),
-    )?;
-    // A redelivery after the crash has nothing to wait for; one that raced the first does.
-    let waited = redelivery == Redelivery::AfterTheCrash || second_waited;
-    gave_up_without_waiting(waited, &delivered[delivered.len() - 1].1, during, &trace)?;
+        .map_err(Violation::setup(during))?;
+    interleaving.note(observed.summary());
+    let trace = interleaving.trace().clone();
+    let expect = Expect::ResolvedBy(vec![event]);
+    verdict(&expect, &observed, &delivered, during, Some(&trace))?;
+    let last = &delivered[delivered.len() - 1].1;
+    gave_up_without_waiting(waited, last, during, &trace)?;
     insta::assert_snapshot!(snapshot, trace.to_string());
     Ok(())
 }
@@ -132,8 +79,8 @@ pub async fn first_delivery_dies_while_a_duplicate_waits<H: Handler>(
             "payment.succeeded pay-1 reached a second worker while the first was inside its \
              transaction, and then the first died there (a scripted interleaving)",
         ),
-        StopAt::OrderRow,
-        Redelivery::WhileTheFirstWaits,
+        LOCK_ORDER_ROW,
+        WHILE_THE_FIRST_WAITS,
         "first_delivery_dies_while_a_duplicate_waits",
     )
     .await
@@ -153,8 +100,8 @@ pub async fn crash_before_the_effect_then_redelivery<H: Handler>(
             "payment.succeeded pay-1 was delivered, the worker died before the order changed, \
              and the event was delivered again (a scripted crash)",
         ),
-        StopAt::OrderRow,
-        Redelivery::AfterTheCrash,
+        LOCK_ORDER_ROW,
+        AFTER_THE_CRASH,
         "crash_before_the_effect_then_redelivery",
     )
     .await
@@ -173,8 +120,8 @@ pub async fn crash_before_the_outbox_row_then_redelivery<H: Handler>(
             "payment.succeeded pay-1 was delivered, the worker died as it wrote the outbox row, \
              and the event was delivered again (a scripted crash)",
         ),
-        StopAt::Outbox,
-        Redelivery::AfterTheCrash,
+        LOCK_OUTBOX,
+        AFTER_THE_CRASH,
         "crash_before_the_outbox_row_then_redelivery",
     )
     .await

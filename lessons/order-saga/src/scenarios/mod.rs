@@ -25,6 +25,9 @@ use crate::judge::{Delivered, Expect, judge};
 use crate::orders::{Observed, Orders};
 use crate::{Delivery, Handler, Outcome, PaymentEvent, Subject, Violation};
 
+/// The holder's lock on the order's row: a delivery stops at its first touch of the order.
+const LOCK_ORDER_ROW: &str = "BEGIN; SELECT 1 FROM orders WHERE id = 'ord-1' FOR UPDATE";
+
 /// What every scenario's order costs, unless it is paid in instalments.
 const AMOUNT_CENTS: i64 = 2598;
 
@@ -84,6 +87,11 @@ fn verdict(
         during,
         trace: trace.cloned(),
     })
+}
+
+/// How a trace shows a delivery of `event`.
+fn shown(event: &PaymentEvent) -> String {
+    format!("apply_payment_result({} {})", event.kind(), event.id())
 }
 
 /// How a trace shows what a delivery returned: the outcome, or the error by its SQLSTATE.

@@ -22,6 +22,7 @@ mod interleaving;
 mod leftovers;
 mod local_cluster;
 mod schema;
+mod script;
 mod server;
 mod sqlstate;
 mod subject;
@@ -35,6 +36,7 @@ pub use error::KitError;
 pub use interleaving::{Interleaving, Session, Worker};
 pub use leftovers::drop_leftovers;
 pub use schema::Schema;
+pub use script::{Ran, Script};
 pub use server::{Backend, Server, server};
 pub use sqlstate::{
     DbError, code_of, describe_outcome, describe_postgres, describe_sqlx, is_unique_violation,

@@ -1,0 +1,186 @@
+//! Interleavings as data, in the manner of PostgreSQL's isolation tester: a scenario names its
+//! steps (SQL in a scripted session, a delivery to the code under test, a kill), then gives
+//! the order to run them in, one line:
+//!
+//! ```text
+//! let script = Script::new(&handler, shown)
+//!     .sql("holder", "lock", "BEGIN; SELECT 1 FROM orders WHERE id = 'ord-1' FOR UPDATE")
+//!     .sql("holder", "commit", "COMMIT")
+//!     .deliver("worker-1", "first", payment)
+//!     .deliver("worker-2", "second", payment.clone());
+//! let ran = interleaving.run(&db, script, "lock first second commit", describe).await?;
+//! ```
+//!
+//! [`Interleaving::run`] plays the permutation with the kit's lock-wait machinery: a step
+//! starts only once the one before has finished or is *seen* waiting on a lock, every step has
+//! a deadline, and every step is written to the trace. Nothing sleeps.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+
+use sqlx::PgPool;
+
+use crate::{Handler, Interleaving, KitError, Session, TestDatabase, Worker};
+
+type Delivery<T> = Box<dyn FnOnce(PgPool) -> Pin<Box<dyn Future<Output = T> + Send>> + Send>;
+
+enum Action<T> {
+    /// SQL in a session of the test's own, which takes locks and never waits.
+    Sql { session: String, sql: String },
+    /// The code under test, as `worker`, on a connection of its own.
+    Deliver {
+        worker: String,
+        shown_as: String,
+        run: Delivery<T>,
+    },
+    /// `worker`'s session is terminated while it waits, as when its process dies.
+    Kill { worker: String },
+}
+
+/// A scenario's named steps, not yet run: SQL for the test's sessions, and deliveries of
+/// events to `handler`, the code under test.
+pub struct Script<E, H: Handler<E>> {
+    handler: H,
+    /// How the trace shows a delivery of an event.
+    shown: fn(&E) -> String,
+    steps: Vec<(String, Action<H::Output>)>,
+}
+
+/// What a played script leaves: each delivery's result (in the order they started; a killed
+/// delivery has none), and which deliveries were seen waiting when they started.
+pub struct Ran<T> {
+    pub outcomes: Vec<(String, T)>,
+    waited: Vec<String>,
+    killed: Vec<String>,
+}
+
+impl<T> Ran<T> {
+    /// Whether `worker` was waiting on a lock when it started (rather than done already).
+    pub fn waited(&self, worker: &str) -> bool {
+        self.waited.iter().any(|w| w == worker)
+    }
+
+    /// Whether `worker` was killed (a kill step of a worker that had already finished kills
+    /// nothing, and its result is kept).
+    pub fn killed(&self, worker: &str) -> bool {
+        self.killed.iter().any(|w| w == worker)
+    }
+}
+
+impl<E: Send + 'static, H: Handler<E>> Script<E, H> {
+    /// A script whose deliveries go to `handler`, shown in the trace as `shown` words them.
+    pub fn new(handler: &H, shown: fn(&E) -> String) -> Self {
+        Script {
+            handler: handler.clone(),
+            shown,
+            steps: Vec::new(),
+        }
+    }
+
+    /// Step `step`: `sql` in the test's session `session` (opened on first use).
+    pub fn sql(mut self, session: &str, step: &str, sql: &str) -> Self {
+        let action = Action::Sql {
+            session: session.into(),
+            sql: sql.into(),
+        };
+        self.steps.push((step.into(), action));
+        self
+    }
+
+    /// Step `step`: the handler gets `event` as `worker`, on a pool of one connection so that
+    /// its session is known.
+    pub fn deliver(mut self, worker: &str, step: &str, event: E) -> Self {
+        let handler = self.handler.clone();
+        let action = Action::Deliver {
+            worker: worker.into(),
+            shown_as: (self.shown)(&event),
+            run: Box::new(move |pool| Box::pin(handler.call(pool, event))),
+        };
+        self.steps.push((step.into(), action));
+        self
+    }
+
+    /// Step `step`: `worker` dies while it waits; every other waiting worker is looked at again.
+    pub fn kill(mut self, step: &str, worker: &str) -> Self {
+        let action = Action::Kill {
+            worker: worker.into(),
+        };
+        self.steps.push((step.into(), action));
+        self
+    }
+}
+
+impl Interleaving {
+    /// Plays `script` in the order `permutation` names its steps ("lock first second commit"),
+    /// then waits for every worker still running, in the order they started. `describe` words a
+    /// worker's result for the trace. A permutation that names an unknown step, or one step
+    /// twice, is a broken scenario, and panics saying so.
+    pub async fn run<E: Send + 'static, H: Handler<E>>(
+        &mut self,
+        db: &TestDatabase,
+        script: Script<E, H>,
+        permutation: &str,
+        describe: impl Fn(&H::Output) -> String,
+    ) -> Result<Ran<H::Output>, KitError> {
+        let mut steps: HashMap<String, Action<H::Output>> = script.steps.into_iter().collect();
+        let mut sessions: HashMap<String, Session> = HashMap::new();
+        let mut workers: Vec<(String, Worker<H::Output>)> = Vec::new();
+        let mut ran = Ran {
+            outcomes: Vec::new(),
+            waited: Vec::new(),
+            killed: Vec::new(),
+        };
+        for name in permutation.split_whitespace() {
+            let action = steps.remove(name).unwrap_or_else(|| {
+                panic!("the permutation {permutation:?} names {name:?}, which is no step or is named twice")
+            });
+            match action {
+                Action::Sql { session, sql } => {
+                    if !sessions.contains_key(&session) {
+                        let opened = self.session(db, &session).await?;
+                        sessions.insert(session.clone(), opened);
+                    }
+                    self.step(&sessions[&session], &sql).await?;
+                }
+                Action::Deliver {
+                    worker,
+                    shown_as,
+                    run,
+                } => {
+                    let pool = db.pool(1).await?;
+                    let started = self.start(&worker, &pool, shown_as, run).await?;
+                    if started.was_waiting() {
+                        ran.waited.push(worker.clone());
+                    }
+                    workers.push((worker, started));
+                }
+                Action::Kill { worker } => {
+                    let at = workers
+                        .iter()
+                        .position(|(name, _)| *name == worker)
+                        .unwrap_or_else(|| panic!("step {name:?} kills {worker:?}, not running"));
+                    let (_, victim) = workers.remove(at);
+                    if victim.was_waiting() {
+                        // What a killed delivery returns (its connection's error) is not kept:
+                        // nobody is left to hear it.
+                        let _connection_lost = self.kill(victim).await?;
+                        ran.killed.push(worker);
+                        for (_, other) in &mut workers {
+                            self.settle(other).await?;
+                        }
+                    } else {
+                        // It never touched what was locked: there was no moment to kill it in.
+                        let result = self.finish(victim, &describe).await?;
+                        ran.outcomes.push((worker, result));
+                    }
+                }
+            }
+        }
+        for (worker, running) in workers {
+            let result = self.finish(running, &describe).await?;
+            ran.outcomes.push((worker, result));
+        }
+        Ok(ran)
+    }
+}
