@@ -22,14 +22,13 @@ macro_rules! subject {
         $crate::subject!($handler, env!("CARGO_MANIFEST_DIR"))
     };
     ($handler:path, $crate_dir:expr) => {
-        $crate::Subject::new(
+        $crate::__private::kit::subject!(
+            $crate::CreditEvent,
+            $handler,
             [
-                ::std::path::PathBuf::from($crate::__private::BASE_MIGRATIONS),
+                $crate::__private::BASE_MIGRATIONS,
                 ::std::path::Path::new($crate_dir).join("migrations"),
-            ],
-            |pool: $crate::__private::PgPool, event: $crate::CreditEvent| async move {
-                $handler(&pool, &event).await
-            },
+            ]
         )
     };
 }

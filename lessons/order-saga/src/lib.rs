@@ -28,5 +28,5 @@ pub use violation::{Delivery, FailureCause, Violation, ViolationKind};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::subject::BASE_MIGRATIONS;
-    pub use sqlx::PgPool;
+    pub use kit;
 }

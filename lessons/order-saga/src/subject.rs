@@ -19,11 +19,10 @@ pub type Subject<H> = kit::Subject<H>;
 #[macro_export]
 macro_rules! subject {
     ($handler:path) => {
-        $crate::Subject::new(
-            [$crate::__private::BASE_MIGRATIONS],
-            |pool: $crate::__private::PgPool, event: $crate::PaymentEvent| async move {
-                $handler(&pool, &event).await
-            },
+        $crate::__private::kit::subject!(
+            $crate::PaymentEvent,
+            $handler,
+            [$crate::__private::BASE_MIGRATIONS]
         )
     };
 }

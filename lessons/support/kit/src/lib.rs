@@ -42,6 +42,11 @@ pub use sqlstate::{
     DbError, code_of, describe_outcome, describe_postgres, describe_sqlx, is_unique_violation,
     meaning,
 };
+#[doc(hidden)]
+pub mod __private {
+    pub use sqlx::PgPool;
+}
+
 pub use subject::{Handler, Subject};
 pub use teaching::{Explain, Violation, see};
 pub use trace::Trace;

@@ -37,6 +37,21 @@ where
     }
 }
 
+/// `kit::subject!(Event, handler::apply, [base_migrations, …])`: a [`Subject`] for a student's
+/// `async fn(&PgPool, &Event)`, on the schema the migration folders make in order. Each lesson
+/// wraps it in a `subject!` of its own that names its event and its base schema.
+#[macro_export]
+macro_rules! subject {
+    ($event:ty, $handler:path, [$($migrations:expr),* $(,)?]) => {
+        $crate::Subject::new(
+            [$(::std::path::PathBuf::from($migrations)),*],
+            |pool: $crate::__private::PgPool, event: $event| async move {
+                $handler(&pool, &event).await
+            },
+        )
+    };
+}
+
 /// A handler and its schema travel together, because they are only right together: lesson
 /// 01's exercise has a table without a key, its solution a table with one.
 #[derive(Clone)]
