@@ -8,13 +8,34 @@ use std::path::Path;
 use catalog::LESSONS;
 use verify::workspace_root;
 
+/// A test's complaint, printed as written (a `String` error would print escaped).
+struct Mismatch(String);
+
+impl std::fmt::Debug for Mismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<String> for Mismatch {
+    fn from(text: String) -> Self {
+        Mismatch(text)
+    }
+}
+
+impl From<&str> for Mismatch {
+    fn from(text: &str) -> Self {
+        Mismatch(text.to_string())
+    }
+}
+
 fn read(path: &str) -> String {
     let file = workspace_root().join(path);
     std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()))
 }
 
 #[test]
-fn the_books_table_of_contents_and_headings_follow_the_catalog() -> Result<(), String> {
+fn the_books_table_of_contents_and_headings_follow_the_catalog() -> Result<(), Mismatch> {
     let summary = read("book/src/SUMMARY.md");
     let listed: Vec<&str> = summary
         .lines()
@@ -25,122 +46,136 @@ fn the_books_table_of_contents_and_headings_follow_the_catalog() -> Result<(), S
         .map(|l| format!("- [{}]({}.md)", l.title, l.folder))
         .collect();
     if listed != expected {
-        return Err(format!(
+        Err(format!(
             "book/src/SUMMARY.md lists the lessons as\n{}\nbut the catalog says\n{}",
             listed.join("\n"),
             expected.join("\n")
-        ));
+        ))?;
     }
     for lesson in LESSONS {
         let chapter = read(&lesson.chapter());
         let heading = chapter.lines().next().unwrap_or_default();
         if heading != format!("# {}", lesson.title) {
-            return Err(format!(
+            Err(format!(
                 "{} starts with {heading:?}, not the catalog's title {:?}",
                 lesson.chapter(),
                 lesson.title
-            ));
+            ))?;
         }
     }
     Ok(())
 }
 
 #[test]
-fn the_readmes_lessons_table_follows_the_catalog() -> Result<(), String> {
+fn the_readmes_lessons_table_follows_the_catalog() -> Result<(), Mismatch> {
     let readme = read("README.md");
     let rows: Vec<&str> = readme
         .lines()
         .filter(|line| line.starts_with("| 0") || line.starts_with("| 1"))
         .collect();
     if rows.len() != LESSONS.len() {
-        return Err(format!(
+        Err(format!(
             "README.md's lessons table has {} rows, the catalog {} lessons",
             rows.len(),
             LESSONS.len()
-        ));
+        ))?;
     }
     for (row, lesson) in rows.iter().zip(LESSONS) {
         let start = format!("| {} | `exercises/{}` |", lesson.number, lesson.folder);
         let end = format!("| `{}` |", lesson.chapter());
         if !row.starts_with(&start) || !row.ends_with(&end) {
-            return Err(format!(
+            Err(format!(
                 "README.md's row {row:?} should start with {start:?} and end with {end:?}"
-            ));
+            ))?;
         }
     }
     Ok(())
 }
 
 #[test]
-fn every_lesson_is_a_workspace_member_with_its_folder_and_shipped_copy() -> Result<(), String> {
+fn every_lesson_is_a_workspace_member_with_its_folder_and_shipped_copy() -> Result<(), Mismatch> {
     let manifest = read("Cargo.toml");
     let (members, defaults) = manifest
         .split_once("default-members")
         .ok_or("Cargo.toml has no default-members")?;
     let root = workspace_root();
+    let listed = |list: &str, side: &str, folder: &str| {
+        list.contains(&format!("\"{side}/*\"")) || list.contains(&format!("\"{side}/{folder}\""))
+    };
     for lesson in LESSONS {
-        let (exercise, solution) = (
-            format!("\"exercises/{}\"", lesson.folder),
-            format!("\"solutions/{}\"", lesson.folder),
-        );
-        if !members.contains(&exercise) || !members.contains(&solution) {
-            return Err(format!(
-                "Cargo.toml's members must list {exercise} and {solution}"
-            ));
+        if !listed(members, "exercises", lesson.folder)
+            || !listed(members, "solutions", lesson.folder)
+        {
+            Err(format!(
+                "Cargo.toml's members must cover exercises/{0} and solutions/{0}",
+                lesson.folder
+            ))?;
         }
         // Exercises are shipped broken: the root `cargo test` must not run them.
-        if defaults.contains(&exercise) || !defaults.contains(&solution) {
-            return Err(format!(
-                "Cargo.toml's default-members must list {solution} and not {exercise}"
-            ));
+        if listed(defaults, "exercises", lesson.folder)
+            || !listed(defaults, "solutions", lesson.folder)
+        {
+            Err(format!(
+                "Cargo.toml's default-members must cover solutions/{0} and not exercises/{0}",
+                lesson.folder
+            ))?;
+        }
+        for (dir, package) in [
+            (lesson.exercise_dir(&root), lesson.exercise_package()),
+            (lesson.solution_dir(&root), lesson.solution_package()),
+        ] {
+            let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
+            if !manifest.contains(&format!("name = \"{package}\"")) {
+                Err(format!("{} must be the package {package}", dir.display()))?;
+            }
         }
         for file in ["exercise-tests.rs", "hints.md", "checks.rs"] {
             let path = lesson.lesson_dir(&root).join(file);
             if !path.is_file() {
-                return Err(format!(
+                Err(format!(
                     "lesson {} has no {}",
                     lesson.number,
                     path.display()
-                ));
+                ))?;
             }
         }
         let shipped = root
             .join("lessons/support/runner/shipped")
             .join(lesson.folder);
         if !shipped.is_dir() {
-            return Err(format!(
+            Err(format!(
                 "the runner's copy of the shipped exercises has no {} (reset would fail)",
                 shipped.display()
-            ));
+            ))?;
         }
     }
     let shipped: Vec<String> = folders(&root.join("lessons/support/runner/shipped"));
     let expected: Vec<String> = LESSONS.iter().map(|l| l.folder.to_string()).collect();
     if shipped != expected {
-        return Err(format!(
+        Err(format!(
             "lessons/support/runner/shipped holds {shipped:?}, the catalog {expected:?}"
-        ));
+        ))?;
     }
     Ok(())
 }
 
 #[test]
-fn the_checks_cover_every_lesson_and_repeat_counts_what_the_catalog_says() -> Result<(), String> {
+fn the_checks_cover_every_lesson_and_repeat_counts_what_the_catalog_says() -> Result<(), Mismatch> {
     let numbers: Vec<&str> = verify::LESSONS.iter().map(|l| l.number).collect();
     let expected: Vec<&str> = LESSONS.iter().map(|l| l.number).collect();
     if numbers != expected {
-        return Err(format!(
+        Err(format!(
             "lessons/support/verify checks lessons {numbers:?}, the catalog lists {expected:?}"
-        ));
+        ))?;
     }
     for lesson in verify::LESSONS {
         let names: Vec<String> = (lesson.probes)().into_iter().map(|p| p.name).collect();
         if names != lesson.entry().repeat {
-            return Err(format!(
+            Err(format!(
                 "lesson {}: repeat runs {names:?}, the catalog says {:?}",
                 lesson.number,
                 lesson.entry().repeat
-            ));
+            ))?;
         }
     }
     Ok(())
