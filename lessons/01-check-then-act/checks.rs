@@ -99,3 +99,71 @@ fn probes() -> Vec<Probe> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    //! The shipped exercise fails by double-crediting, every time, and for no other reason; a
+    //! sequential test cannot tell it from the fix; the half-way state (the key, but 23505 not
+    //! handled) fails as the chapter says; the solution passes everything. The failing traces
+    //! are snapshotted beside this file: the book shows them.
+
+    use check_then_act::{Violation, ViolationKind, scenarios};
+
+    use crate::intended::{Complaint, SHIPPED, expect, trace};
+
+    const WHY: &str =
+        "the check and the write are two statements, and nothing refuses a second row";
+
+    #[tokio::test]
+    async fn exercise_double_credits_under_the_forced_race() -> Result<(), Complaint> {
+        let result = scenarios::forced_interleaving(super::exercise()).await;
+        crate::snapshot!(
+            "exercise_forced_interleaving_fails",
+            trace(expect(result, super::is_intended, WHY)?)?
+        );
+        Ok(())
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn exercise_double_credits_under_the_barrier() -> Result<(), Complaint> {
+        let result = scenarios::barrier(super::exercise(), 8).await;
+        expect(result, super::is_intended, WHY).map(drop)
+    }
+
+    /// The chapter's point: the sequential test cannot tell the broken handler from the fix.
+    #[tokio::test]
+    async fn exercise_passes_the_sequential_test() -> Result<(), Violation> {
+        scenarios::sequential_redelivery(super::exercise()).await
+    }
+
+    #[tokio::test]
+    async fn with_only_the_key_the_duplicate_surfaces_as_an_error() -> Result<(), Complaint> {
+        match scenarios::forced_interleaving(super::key_only()).await {
+            Err(Violation {
+                kind: ViolationKind::DuplicateSurfacedAsError { .. },
+                trace: Some(trace),
+                ..
+            }) => {
+                crate::snapshot!("exercise_with_only_the_key", trace.to_string());
+                Ok(())
+            }
+            Err(other) => Err(Complaint(format!(
+                "with the key but no 23505 handling, expected the duplicate to surface as an \
+                 error; got: {other}"
+            ))),
+            Ok(()) => Err(Complaint(format!(
+                "with the key but no 23505 handling, the forced interleaving passed. {SHIPPED}"
+            ))),
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn solution_passes_every_scenario() -> Result<(), Violation> {
+        scenarios::sequential_redelivery(super::solution()).await?;
+        scenarios::forced_interleaving(super::solution()).await?;
+        for workers in [2, 8, 32] {
+            scenarios::barrier(super::solution(), workers).await?;
+        }
+        Ok(())
+    }
+}

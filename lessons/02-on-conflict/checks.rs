@@ -33,3 +33,45 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
 fn probes() -> Vec<Probe> {
     saga::probes(&RACE_TESTS, exercise, solution, is_intended)
 }
+
+#[cfg(test)]
+mod tests {
+    //! The shipped exercise fails for the reason this lesson teaches, and passes the scenarios
+    //! the lesson is not about. Its failing traces are snapshotted beside this file: the book
+    //! shows them.
+
+    use order_saga::{Mix, Violation, scenarios};
+
+    use crate::intended::{Complaint, expect, trace};
+
+    #[tokio::test]
+    async fn exercise_announces_a_racing_duplicate_twice() -> Result<(), Complaint> {
+        let result = scenarios::duplicate_races_an_uncommitted_delivery(super::exercise()).await;
+        let why = "the pre-check decides and the insert's answer is ignored";
+        crate::snapshot!(
+            "exercise_duplicate_race",
+            trace(expect(result, super::is_intended, why)?)?
+        );
+        Ok(())
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn exercise_announces_twice_under_the_barrier() -> Result<(), Complaint> {
+        let result = scenarios::barrier(super::exercise(), Mix::SameEvent, 8).await;
+        expect(
+            result,
+            super::is_intended,
+            "duplicates all pass the pre-check",
+        )
+        .map(drop)
+    }
+
+    /// What lesson 02's exercise gets right: sequential redelivery, errors, and (because its
+    /// insert does wait) a first delivery that dies.
+    #[tokio::test]
+    async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
+        scenarios::redelivered_after_commit(super::exercise()).await?;
+        scenarios::event_for_an_unknown_order(super::exercise()).await?;
+        scenarios::first_delivery_dies_while_a_duplicate_waits(super::exercise()).await
+    }
+}

@@ -39,3 +39,51 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
 fn probes() -> Vec<Probe> {
     saga::probes(&RACE_TESTS, exercise, solution, is_intended)
 }
+
+#[cfg(test)]
+mod tests {
+    //! The shipped exercise fails for the reason this lesson teaches, and passes the scenarios
+    //! the lesson is not about. Its failing traces are snapshotted beside this file: the book
+    //! shows them.
+
+    use order_saga::{Mix, Violation, scenarios};
+
+    use crate::intended::{Complaint, expect, trace};
+
+    #[tokio::test]
+    async fn exercise_loses_the_event_when_the_worker_dies() -> Result<(), Complaint> {
+        let result = scenarios::crash_before_the_effect_then_redelivery(super::exercise()).await;
+        let why = "the claim commits before the effect";
+        crate::snapshot!(
+            "exercise_crash_before_the_effect",
+            trace(expect(result, super::is_intended, why)?)?
+        );
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn exercise_gives_up_on_an_event_nobody_has_applied() -> Result<(), Complaint> {
+        let result = scenarios::duplicate_races_an_uncommitted_delivery(super::exercise()).await;
+        let why = "the duplicate sees a committed claim and does not wait for the effect";
+        crate::snapshot!(
+            "exercise_duplicate_race",
+            trace(expect(result, super::is_intended, why)?)?
+        );
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn exercise_loses_the_event_when_the_delivery_it_raced_dies() -> Result<(), Complaint> {
+        let result =
+            scenarios::first_delivery_dies_while_a_duplicate_waits(super::exercise()).await;
+        let why = "the claim commits before the effect";
+        expect(result, super::is_intended, why).map(drop)
+    }
+
+    /// Concurrency alone never splits lesson 03's two commits: only a fault does.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
+        scenarios::redelivered_after_commit(super::exercise()).await?;
+        scenarios::barrier(super::exercise(), Mix::SameEvent, 8).await
+    }
+}

@@ -30,3 +30,34 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
 fn probes() -> Vec<Probe> {
     saga::probes(&RACE_TESTS, exercise, solution, is_intended)
 }
+
+#[cfg(test)]
+mod tests {
+    //! The shipped exercise fails for the reason this lesson teaches, and passes the scenarios
+    //! the lesson is not about. Its failing traces are snapshotted beside this file: the book
+    //! shows them.
+
+    use order_saga::{Mix, Violation, scenarios};
+
+    use crate::intended::{Complaint, expect, trace};
+
+    #[tokio::test]
+    async fn exercise_leaves_a_resolved_order_unannounced() -> Result<(), Complaint> {
+        let result =
+            scenarios::crash_before_the_outbox_row_then_redelivery(super::exercise()).await;
+        let why = "the outbox row is written after the commit";
+        crate::snapshot!(
+            "exercise_crash_before_the_outbox_row",
+            trace(expect(result, super::is_intended, why)?)?
+        );
+        Ok(())
+    }
+
+    /// Without a fault, lesson 05's exercise keeps the outbox invariant.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
+        scenarios::redelivered_after_commit(super::exercise()).await?;
+        scenarios::crash_before_the_effect_then_redelivery(super::exercise()).await?;
+        scenarios::barrier(super::exercise(), Mix::Mixed, 8).await
+    }
+}

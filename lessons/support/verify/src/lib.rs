@@ -1,7 +1,10 @@
-//! The maintainers' checks, shared by `tests/verify.rs` (part of the root `cargo test`) and the
-//! `repeat` command (`cargo repeat 02`): each lesson's exercise must fail for the reason the
-//! lesson is about, its solution must pass, and both must run the same tests.
+//! The maintainers' checks: each lesson's `checks.rs` (in the lesson's folder, included below)
+//! says what its shipped exercise must fail with and which race tests `repeat` counts, and its
+//! unit tests check it (part of the root `cargo test`). `tests/` checks that everything listing
+//! the lessons agrees with the catalog, and that every book include finds its anchor.
 
+#[cfg(test)]
+pub mod intended;
 // Each lesson's intended-failure checks live in the lesson's own folder.
 #[path = "../../../01-check-then-act/checks.rs"]
 pub mod lesson_01;

@@ -192,3 +192,15 @@ fn folders(dir: &Path) -> Vec<String> {
     names.sort();
     names
 }
+
+/// The students run the exercise's tests and the instructors the solution's: they must be the
+/// same file, or a solution could pass tests the exercise never has to.
+#[test]
+fn every_exercise_and_its_solution_share_one_test_file() -> Result<(), Mismatch> {
+    for lesson in verify::LESSONS {
+        if let Some(problem) = lesson.test_file_mismatch() {
+            Err(format!("lesson {}: {problem}", lesson.number))?;
+        }
+    }
+    Ok(())
+}
