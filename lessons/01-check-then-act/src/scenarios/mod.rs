@@ -24,11 +24,7 @@ async fn prepare<H: Handler>(
     subject: &Subject<H>,
     during: Delivery,
 ) -> Result<(TestDatabase, Ledger), Violation> {
-    let db = TestDatabase::create(&subject.schema)
-        .await
-        .map_err(Violation::setup(during))?;
-    let ledger = Ledger::open(&db).await.map_err(Violation::setup(during))?;
-    Ok((db, ledger))
+    kit::prepare(&subject.schema, during, Ledger::open).await
 }
 
 /// Every event a scenario delivers arrives as a broker would deliver it, as JSON, and goes

@@ -36,11 +36,7 @@ async fn prepare<H: Handler>(
     subject: &Subject<H>,
     during: Delivery,
 ) -> Result<(TestDatabase, Orders), Violation> {
-    let db = TestDatabase::create(&subject.schema)
-        .await
-        .map_err(Violation::setup(during))?;
-    let orders = Orders::open(&db).await.map_err(Violation::setup(during))?;
-    Ok((db, orders))
+    kit::prepare(&subject.schema, during, Orders::open).await
 }
 
 fn succeeded(id: &str, order_id: &str) -> PaymentEvent {

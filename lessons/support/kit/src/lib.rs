@@ -48,5 +48,5 @@ pub mod __private {
 }
 
 pub use subject::{Handler, Subject};
-pub use teaching::{Explain, Violation, see};
+pub use teaching::{Explain, Violation, prepare, see};
 pub use trace::Trace;

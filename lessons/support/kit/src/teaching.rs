@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use crate::{KitError, Trace};
+use crate::{KitError, Schema, TestDatabase, Trace};
 
 /// A lesson's kinds of violation, and how each is explained.
 pub trait Explain<D>: Sized {
@@ -53,6 +53,21 @@ impl<K: Explain<D>, D: Copy> Violation<K, D> {
             other => Self::setup(during)(other),
         }
     }
+}
+
+/// Every scenario's first step: a fresh database with `schema`, and the test's own observer on
+/// it (`open`, say `Orders::open`). A failure here means the test could not run (no server, a
+/// migration that does not apply), and is said so, for the scenario delivering `during`.
+pub async fn prepare<O, K: Explain<D>, D: Copy>(
+    schema: &Schema,
+    during: D,
+    open: impl AsyncFnOnce(&TestDatabase) -> Result<O, KitError>,
+) -> Result<(TestDatabase, O), Violation<K, D>> {
+    let db = TestDatabase::create(schema)
+        .await
+        .map_err(Violation::setup(during))?;
+    let observer = open(&db).await.map_err(Violation::setup(during))?;
+    Ok((db, observer))
 }
 
 impl<K: Explain<D>, D> fmt::Display for Violation<K, D> {
