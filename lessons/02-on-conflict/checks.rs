@@ -1,10 +1,11 @@
 //! Lesson 02's subjects and race tests, as the checks run them.
 
-use order_saga::{Handler, Mix, Subject, ViolationKind, subject};
+use order_saga::{Handler, Mix, Subject, ViolationKind, scenarios, subject};
 
 use crate::Lesson;
 use crate::probe::Probe;
 use crate::saga::{self, SagaTest};
+use crate::wrong_fix::{Failed, record};
 
 pub const LESSON: Lesson = Lesson {
     number: "02",
@@ -34,6 +35,32 @@ fn probes() -> Vec<Probe> {
     saga::probes(&RACE_TESTS, exercise, solution, is_intended)
 }
 
+/// The lesson's whole suite, the scenarios `exercise-tests.rs` runs, against `handler` (a wrong
+/// fix from `wrong-fixes/`): the scenarios that failed. They run at once, each on a database of
+/// its own, so that a fix whose every scenario waits out the pool's timeout costs one timeout.
+pub async fn suite<H: Handler>(handler: H) -> Vec<Failed> {
+    let subject = || Subject::new([order_saga::__private::BASE_MIGRATIONS], handler.clone());
+    let (after_commit, unknown_order, race, dies, two, eight, thirty_two) = tokio::join!(
+        scenarios::redelivered_after_commit(subject()),
+        scenarios::event_for_an_unknown_order(subject()),
+        scenarios::duplicate_races_an_uncommitted_delivery(subject()),
+        scenarios::first_delivery_dies_while_a_duplicate_waits(subject()),
+        scenarios::barrier(subject(), Mix::SameEvent, 2),
+        scenarios::barrier(subject(), Mix::SameEvent, 8),
+        scenarios::barrier(subject(), Mix::SameEvent, 32),
+    );
+    let mut failed = Vec::new();
+    let f = &mut failed;
+    record(f, "redelivered_after_commit", after_commit);
+    record(f, "event_for_an_unknown_order", unknown_order);
+    record(f, "duplicate_races_an_uncommitted_delivery", race);
+    record(f, "first_delivery_dies_while_a_duplicate_waits", dies);
+    record(f, "barrier, 2 workers", two);
+    record(f, "barrier, 8 workers", eight);
+    record(f, "barrier, 32 workers", thirty_two);
+    failed
+}
+
 #[cfg(test)]
 mod tests {
     //! The shipped exercise fails for the reason this lesson teaches, and passes the scenarios
@@ -43,6 +70,7 @@ mod tests {
     use order_saga::{Mix, Violation, scenarios};
 
     use crate::intended::{Complaint, expect, trace};
+    use crate::wrong_fix::scenarios_called;
 
     #[tokio::test]
     async fn exercise_announces_a_racing_duplicate_twice() -> Result<(), Complaint> {
@@ -73,5 +101,15 @@ mod tests {
         scenarios::redelivered_after_commit(super::exercise()).await?;
         scenarios::event_for_an_unknown_order(super::exercise()).await?;
         scenarios::first_delivery_dies_while_a_duplicate_waits(super::exercise()).await
+    }
+
+    /// The wrong fixes run the scenarios the students' test file runs, no more, no fewer.
+    #[test]
+    fn the_suite_for_wrong_fixes_runs_what_the_students_run() {
+        let tests = include_str!("exercise-tests.rs");
+        let checks = include_str!("checks.rs");
+        let suite = &checks[checks.find("pub async fn suite").unwrap()..];
+        let suite = &suite[..suite.find("\n}\n").unwrap()];
+        assert_eq!(scenarios_called(suite), scenarios_called(tests));
     }
 }

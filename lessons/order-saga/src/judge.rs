@@ -81,7 +81,17 @@ fn check_state<'a>(
                     Some(id) => Err(ViolationKind::LostEvent {
                         event_id: id.to_string(),
                     }),
-                    None => Err(ViolationKind::NeverApplied),
+                    None => Err(ViolationKind::NeverApplied {
+                        handled_reports: delivered
+                            .iter()
+                            .filter(|(_, outcome)| {
+                                matches!(
+                                    outcome,
+                                    Ok(Outcome::AlreadyApplied | Outcome::OrderAlreadyResolved)
+                                )
+                            })
+                            .count(),
+                    }),
                 };
             };
             if row.kind != announcement_of(&status) {

@@ -20,8 +20,9 @@ pub enum ViolationKind {
     /// The event is recorded as handled, but the order never changed: every redelivery will be
     /// skipped, so it can never be applied.
     LostEvent { event_id: String },
-    /// Nothing was applied, and nothing was recorded either.
-    NeverApplied,
+    /// Nothing was applied, and nothing was recorded either; `handled_reports` deliveries said
+    /// the event had been handled already.
+    NeverApplied { handled_reports: usize },
     /// The order reached a terminal status, and no outbox row tells anyone.
     ResolvedSilently { status: String },
     /// An outbox row announces a status the order does not have.
@@ -186,11 +187,19 @@ impl Explain<Delivery> for ViolationKind {
                  two were not committed together.\n{}",
                 see("03", "One commit, not two")
             ),
-            ViolationKind::NeverApplied => write!(
+            ViolationKind::NeverApplied { handled_reports: 0 } => write!(
                 f,
                 "the order never changed and the event is not recorded: no delivery applied \
                  it.\n{}",
                 see("02", "The insert is the decision")
+            ),
+            ViolationKind::NeverApplied { handled_reports } => write!(
+                f,
+                "the order never changed and the event is not recorded, yet {handled_reports} \
+                 delivery(ies) reported it as handled already. A delivery that defers to \
+                 another one before that one has committed decides without waiting: when the \
+                 other then rolls back (here, it died), nobody applies the event.\n{}",
+                see("03", "One commit, not two")
             ),
             ViolationKind::ResolvedSilently { status } => write!(
                 f,

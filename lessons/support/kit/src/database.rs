@@ -21,7 +21,7 @@ use crate::{KitError, Schema, server};
 const TEMPLATE_BUILD_LOCK: i64 = 0x1de9_0be4_7001;
 
 /// See [`TestDatabase::pool`].
-const POOL_ACQUIRE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+const POOL_ACQUIRE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
 
 pub struct TestDatabase {
     name: String,

@@ -398,11 +398,9 @@ pub fn verify(root: &Path) -> Result<ExitCode, String> {
         Verdict::Failing(failures) => failures,
     };
     for lesson in LESSONS {
-        // Each lesson's checks are the unit tests of its `checks.rs`: `lesson_NN::tests::…`.
-        let prefix = format!("lesson_{}::", lesson.number);
         let theirs: Vec<_> = failures
             .iter()
-            .filter(|f| f.test.starts_with(&prefix))
+            .filter(|f| lesson_of(&f.test) == Some(lesson.number))
             .collect();
         if theirs.is_empty() {
             println!("{} lesson {}", style("✓").green(), lesson.number);
@@ -417,7 +415,7 @@ pub fn verify(root: &Path) -> Result<ExitCode, String> {
             );
         }
     }
-    for failure in failures.iter().filter(|f| !f.test.starts_with("lesson_")) {
+    for failure in failures.iter().filter(|f| lesson_of(&f.test).is_none()) {
         println!(
             "{} {}\n{}\n",
             style("✗").red().bold(),
@@ -426,6 +424,17 @@ pub fn verify(root: &Path) -> Result<ExitCode, String> {
         );
     }
     Ok(ExitCode::FAILURE)
+}
+
+/// The lesson a check belongs to: the unit tests of its `checks.rs` (`lesson_02::tests::…`) and
+/// of its wrong fixes (`wrong_fixes::tests::lesson_02_…`).
+fn lesson_of(test: &str) -> Option<&str> {
+    let rest = test
+        .strip_prefix("wrong_fixes::tests::")
+        .unwrap_or(test)
+        .strip_prefix("lesson_")?;
+    rest.get(..2)
+        .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 fn indent(text: &str) -> String {
@@ -476,6 +485,19 @@ mod tests {
         );
         assert_eq!(
             could_not_run(&[failure(no_server), failure("Error: lost")]),
+            None
+        );
+    }
+
+    #[test]
+    fn a_check_is_grouped_under_its_lesson() {
+        assert_eq!(lesson_of("lesson_02::tests::exercise_races"), Some("02"));
+        assert_eq!(
+            lesson_of("wrong_fixes::tests::lesson_04_for_share"),
+            Some("04")
+        );
+        assert_eq!(
+            lesson_of("every_exercise_and_its_solution_share_one_test_file"),
             None
         );
     }

@@ -51,7 +51,8 @@ enum Command {
         force: bool,
     },
     /// Maintainers and CI: every shipped exercise fails for its intended reason, every solution
-    /// passes, and each exercise runs the same test file as its solution.
+    /// passes, each exercise runs the same test file as its solution, and every lesson's wrong
+    /// fixes are caught for the right reason (or pass, if they are correct after all).
     Verify,
     /// Run a lesson's race and fault tests K times against the exercise and the solution.
     Repeat {

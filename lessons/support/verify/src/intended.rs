@@ -9,21 +9,7 @@ pub const SHIPPED: &str = "This checks the exercise *as shipped*. If you solved 
                            restore the shipped files (`cargo workbook reset NN`) before running \
                            the root suite.";
 
-/// A check's complaint, printed as written when a test fails (a `String` error would be printed
-/// escaped, on one line).
-pub struct Complaint(pub String);
-
-impl std::fmt::Debug for Complaint {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl From<String> for Complaint {
-    fn from(text: String) -> Self {
-        Complaint(text)
-    }
-}
+pub use crate::wrong_fix::Complaint;
 
 /// The exercise must fail, and for the lesson's reason (`why`): a setup error or any other
 /// violation does not count.

@@ -18,6 +18,20 @@ pub mod lesson_04;
 pub mod lesson_05;
 pub mod probe;
 pub mod saga;
+pub mod wrong_fix;
+
+/// Every lesson's wrong fixes, compiled from `lessons/*/wrong-fixes/*.patch` by build.rs.
+pub mod wrong_fixes {
+    /// A lesson's wrong fix by its file name (without `.patch`).
+    pub fn by_name(lesson: &str, name: &str) -> &'static WrongFix {
+        WRONG_FIXES
+            .iter()
+            .find(|fix| fix.lesson == lesson && fix.name == name)
+            .expect("generated from the same list")
+    }
+
+    include!(concat!(env!("OUT_DIR"), "/wrong_fixes.rs"));
+}
 
 use std::path::{Path, PathBuf};
 

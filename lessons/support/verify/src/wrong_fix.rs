@@ -1,0 +1,145 @@
+//! Wrong fixes as executable fixtures. Each lesson keeps, in `lessons/NN-key/wrong-fixes/`, the
+//! fixes students really write: small patches against the solution (or the exercise), each with
+//! the story of the student who would write it and what the lesson's suite must do with it.
+//! build.rs compiles every patched handler into this crate; [`check`] runs the lesson's whole
+//! suite against one and holds it to its expectation:
+//!
+//! - *caught*: at least one scenario fails, every failing scenario fails with an expected kind
+//!   of violation (a wrong fix caught for another reason teaches the wrong lesson), and every
+//!   such message contains the expected words (the message a student then reads names the real
+//!   mistake);
+//! - *equivalent*: a different but correct fix passes every scenario (a suite that fails a
+//!   correct fix pins implementation, not behaviour).
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+
+use kit::Explain;
+
+/// What the suite must do with a wrong fix.
+#[derive(Debug)]
+pub enum Expect {
+    Equivalent,
+    Caught {
+        kinds: &'static [&'static str],
+        words: &'static [&'static str],
+    },
+}
+
+/// The lesson's suite run against one patched handler: the scenarios that failed.
+pub type Run = fn() -> Pin<Box<dyn Future<Output = Vec<Failed>>>>;
+
+/// One entry of a lesson's catalogue of wrong fixes (generated from its `.patch` file).
+pub struct WrongFix {
+    pub lesson: &'static str,
+    pub name: &'static str,
+    /// The `.patch` file, from the workspace root.
+    pub file: &'static str,
+    /// The student who would write it, in one line.
+    pub story: &'static str,
+    pub expect: Expect,
+    pub run: Run,
+}
+
+/// A scenario that failed: which, with which kind of violation, and the message a student reads.
+#[derive(Debug)]
+pub struct Failed {
+    pub scenario: &'static str,
+    pub kind: String,
+    pub message: String,
+}
+
+/// Notes a scenario's result for [`check`].
+pub fn record<K: Explain<D> + fmt::Debug, D>(
+    failed: &mut Vec<Failed>,
+    scenario: &'static str,
+    result: Result<(), kit::Violation<K, D>>,
+) {
+    if let Err(violation) = result {
+        let debug = format!("{:?}", violation.kind);
+        let kind = debug
+            .split(|c: char| !c.is_alphanumeric())
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        failed.push(Failed {
+            scenario,
+            kind,
+            message: violation.to_string(),
+        });
+    }
+}
+
+/// A check's complaint, printed as written when a test fails (a `String` error would be printed
+/// escaped, on one line).
+pub struct Complaint(pub String);
+
+impl fmt::Debug for Complaint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<String> for Complaint {
+    fn from(text: String) -> Self {
+        Complaint(text)
+    }
+}
+
+/// Runs the lesson's suite against `fix` and holds the result to the fix's expectation.
+pub async fn check(fix: &WrongFix) -> Result<(), Complaint> {
+    let failed = (fix.run)().await;
+    let about = format!("{} ({})", fix.file, fix.story);
+    match fix.expect {
+        Expect::Equivalent => match failed.first() {
+            None => Ok(()),
+            Some(first) => Err(Complaint(format!(
+                "{about}: a correct fix, but the suite fails it in {}: {}\nA suite that fails a \
+                 correct fix pins the implementation, not the behaviour.",
+                first.scenario, first.message
+            ))),
+        },
+        Expect::Caught { kinds, words } => {
+            if failed.is_empty() {
+                return Err(Complaint(format!(
+                    "{about}: a wrong fix, and every scenario of the lesson lets it through"
+                )));
+            }
+            for f in &failed {
+                if !kinds.contains(&f.kind.as_str()) {
+                    return Err(Complaint(format!(
+                        "{about}: caught for another reason: {} failed with {} (expected {}):\n{}",
+                        f.scenario,
+                        f.kind,
+                        kinds.join(" or "),
+                        f.message
+                    )));
+                }
+                if let Some(missing) = words.iter().find(|w| !f.message.contains(**w)) {
+                    return Err(Complaint(format!(
+                        "{about}: caught, but the message of {} lacks {missing:?}:\n{}",
+                        f.scenario, f.message
+                    )));
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The scenario functions a test file calls (`scenarios::name(`), in order, without repeats:
+/// a lesson's suite for wrong fixes must run the same ones as its students' test file.
+pub fn scenarios_called(source: &str) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for piece in source.split("scenarios::").skip(1) {
+        let name: String = piece
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if piece[name.len()..].starts_with('(') && !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
+}
