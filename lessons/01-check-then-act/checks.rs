@@ -109,7 +109,7 @@ mod tests {
 
     use check_then_act::{Violation, ViolationKind, scenarios};
 
-    use crate::intended::{Complaint, SHIPPED, expect, trace};
+    use crate::intended::{Complaint, SHIPPED, expect, passing, trace};
 
     const WHY: &str =
         "the check and the write are two statements, and nothing refuses a second row";
@@ -164,6 +164,15 @@ mod tests {
         for workers in [2, 8, 32] {
             scenarios::barrier(super::solution(), workers).await?;
         }
+        Ok(())
+    }
+
+    /// The solution's passing traces, which the chapter shows. Only the solution's: a student's
+    /// correct handler may interleave differently (wait on another session) and must pass.
+    #[tokio::test]
+    async fn solution_traces_as_the_chapter_shows_them() -> Result<(), Complaint> {
+        let trace = passing(scenarios::forced_interleaving(super::solution())).await?;
+        crate::snapshot!("solution_forced_interleaving", trace);
         Ok(())
     }
 }

@@ -38,7 +38,7 @@ fn probes() -> Vec<Probe> {
 /// The lesson's whole suite, the scenarios `exercise-tests.rs` runs, against `handler` (a wrong
 /// fix from `wrong-fixes/`): the scenarios that failed. They run at once, each on a database of
 /// its own, so that a fix whose every scenario waits out the pool's timeout costs one timeout.
-pub async fn suite<H: Handler>(handler: H) -> Vec<Failed> {
+pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> Vec<Failed> {
     let subject = || Subject::new([order_saga::__private::BASE_MIGRATIONS], handler.clone());
     let (after_commit, unknown_order, race, dies, two, eight, thirty_two) = tokio::join!(
         scenarios::redelivered_after_commit(subject()),
@@ -69,7 +69,7 @@ mod tests {
 
     use order_saga::{Mix, Violation, scenarios};
 
-    use crate::intended::{Complaint, expect, trace};
+    use crate::intended::{Complaint, expect, passing, trace};
     use crate::wrong_fix::scenarios_called;
 
     #[tokio::test]
@@ -111,5 +111,22 @@ mod tests {
         let suite = &checks[checks.find("pub async fn suite").unwrap()..];
         let suite = &suite[..suite.find("\n}\n").unwrap()];
         assert_eq!(scenarios_called(suite), scenarios_called(tests));
+    }
+
+    /// The solution's passing traces, which the chapter shows. Only the solution's: a student's
+    /// correct handler may interleave differently (wait on another session) and must pass.
+    #[tokio::test]
+    async fn solution_traces_as_the_chapter_shows_them() -> Result<(), Complaint> {
+        let trace = passing(scenarios::duplicate_races_an_uncommitted_delivery(
+            super::solution(),
+        ))
+        .await?;
+        crate::snapshot!("solution_duplicate_race", trace);
+        let trace = passing(scenarios::first_delivery_dies_while_a_duplicate_waits(
+            super::solution(),
+        ))
+        .await?;
+        crate::snapshot!("solution_first_dies_while_a_duplicate_waits", trace);
+        Ok(())
     }
 }

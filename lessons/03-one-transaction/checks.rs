@@ -48,7 +48,7 @@ mod tests {
 
     use order_saga::{Mix, Violation, scenarios};
 
-    use crate::intended::{Complaint, expect, trace};
+    use crate::intended::{Complaint, expect, passing, trace};
 
     #[tokio::test]
     async fn exercise_loses_the_event_when_the_worker_dies() -> Result<(), Complaint> {
@@ -85,5 +85,17 @@ mod tests {
     async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
         scenarios::redelivered_after_commit(super::exercise()).await?;
         scenarios::barrier(super::exercise(), Mix::SameEvent, 8).await
+    }
+
+    /// The solution's passing traces, which the chapter shows. Only the solution's: a student's
+    /// correct handler may interleave differently (wait on another session) and must pass.
+    #[tokio::test]
+    async fn solution_traces_as_the_chapter_shows_them() -> Result<(), Complaint> {
+        let trace = passing(scenarios::crash_before_the_effect_then_redelivery(
+            super::solution(),
+        ))
+        .await?;
+        crate::snapshot!("solution_crash_before_the_effect", trace);
+        Ok(())
     }
 }

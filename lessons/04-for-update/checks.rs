@@ -80,7 +80,7 @@ mod tests {
 
     use order_saga::{Mix, Violation, ViolationKind, scenarios};
 
-    use crate::intended::{Complaint, expect, trace};
+    use crate::intended::{Complaint, expect, passing, trace};
 
     #[tokio::test]
     async fn exercise_resolves_the_order_twice_under_the_forced_race() -> Result<(), Complaint> {
@@ -138,5 +138,14 @@ mod tests {
             }) => Ok(()),
             Err(other) => Err(Complaint(other.to_string())),
         }
+    }
+
+    /// The solution's passing traces, which the chapter shows. Only the solution's: a student's
+    /// correct handler may interleave differently (wait on another session) and must pass.
+    #[tokio::test]
+    async fn solution_traces_as_the_chapter_shows_them() -> Result<(), Complaint> {
+        let trace = passing(scenarios::contradicting_events_race(super::solution())).await?;
+        crate::snapshot!("solution_contradicting_race", trace);
+        Ok(())
     }
 }

@@ -39,7 +39,7 @@ mod tests {
 
     use order_saga::{Mix, Violation, scenarios};
 
-    use crate::intended::{Complaint, expect, trace};
+    use crate::intended::{Complaint, expect, passing, trace};
 
     #[tokio::test]
     async fn exercise_leaves_a_resolved_order_unannounced() -> Result<(), Complaint> {
@@ -59,5 +59,22 @@ mod tests {
         scenarios::redelivered_after_commit(super::exercise()).await?;
         scenarios::crash_before_the_effect_then_redelivery(super::exercise()).await?;
         scenarios::barrier(super::exercise(), Mix::Mixed, 8).await
+    }
+
+    /// The solution's passing traces, which the chapter shows. Only the solution's: a student's
+    /// correct handler may interleave differently (wait on another session) and must pass.
+    #[tokio::test]
+    async fn solution_traces_as_the_chapter_shows_them() -> Result<(), Complaint> {
+        let trace = passing(scenarios::crash_before_the_outbox_row_then_redelivery(
+            super::solution(),
+        ))
+        .await?;
+        crate::snapshot!("solution_crash_before_the_outbox_row", trace);
+        let trace = passing(scenarios::crash_before_the_effect_then_redelivery(
+            super::solution(),
+        ))
+        .await?;
+        crate::snapshot!("solution_crash_before_the_effect", trace);
+        Ok(())
     }
 }

@@ -13,7 +13,8 @@
 //! @@ … @@
 //! ```
 //!
-//! `base` is `solution` or `exercise` (that crate's `src/lib.rs`); `expect` is `equivalent` (a
+//! `base` is `solution` or `exercise`: the crate whose `src/lib.rs` (or migration, for lesson 01)
+//! the diff patches; `expect` is `equivalent` (a
 //! different but correct fix: it must pass everything) or `caught <Kind>[|<Kind>…] "<words>"…`
 //! (every failing scenario fails with one of those kinds of violation, and its message contains
 //! the words).
@@ -54,22 +55,27 @@ fn main() {
                 .unwrap()
                 .to_string_lossy()
                 .replace('-', "_");
-            let entry = Entry::read(&patch, &root, &folder);
+            let entry = Entry::read(
+                &patch,
+                &root,
+                &folder,
+                &out.join(format!("wrong_fix_{number}_{name}")),
+            );
             let written = out.join(format!("wrong_fix_{number}_{name}.rs"));
-            std::fs::write(&written, &entry.patched).unwrap();
+            std::fs::write(&written, &entry.handler).unwrap();
             writeln!(
                 modules,
                 "    #[path = {:?}]\n    pub mod {name};",
                 written.display().to_string()
             )
             .unwrap();
-            let handler = handler_name(&entry.patched, &patch);
+            let handler = handler_name(&entry.handler, &patch);
             writeln!(
                 entries,
                 "    WrongFix {{ lesson: {number:?}, name: {:?}, file: {:?}, story: {:?}, \
                  expect: {}, run: || Box::pin(crate::lesson_{number}::suite(\
                  |pool: ::sqlx::PgPool, event| async move {{ \
-                 lesson_{number}::{name}::{handler}(&pool, &event).await }})) }},",
+                 lesson_{number}::{name}::{handler}(&pool, &event).await }}, {:?})) }},",
                 patch.file_stem().unwrap().to_string_lossy(),
                 format!(
                     "lessons/{folder}/wrong-fixes/{}",
@@ -77,6 +83,7 @@ fn main() {
                 ),
                 entry.story,
                 entry.expect,
+                entry.migrations.display().to_string(),
             )
             .unwrap();
             writeln!(
@@ -105,11 +112,15 @@ fn main() {
 struct Entry {
     story: String,
     expect: String,
-    patched: String,
+    /// The handler's source: patched, or the base crate's own when the patch is to a migration.
+    handler: String,
+    /// The crate's migrations: a patched copy when the patch is to one of them.
+    migrations: PathBuf,
 }
 
 impl Entry {
-    fn read(patch: &Path, root: &Path, folder: &str) -> Entry {
+    /// `scratch`: where a patched copy of the crate's migrations goes, when the patch is to one.
+    fn read(patch: &Path, root: &Path, folder: &str, scratch: &Path) -> Entry {
         let text = std::fs::read_to_string(patch).unwrap();
         let fail = |why: String| -> ! { panic!("{}: {why}", patch.display()) };
         let (header, diff) = match text.find("\n--- ") {
@@ -123,13 +134,21 @@ impl Entry {
                 .map(|value| value.trim().to_string())
                 .unwrap_or_else(|| fail(format!("the header has no `{key}:` line")))
         };
-        let base = match field("base").as_str() {
-            "solution" => root.join("solutions").join(folder).join("src/lib.rs"),
-            "exercise" => root.join("exercises").join(folder).join("src/lib.rs"),
+        let crate_dir = match field("base").as_str() {
+            "solution" => root.join("solutions").join(folder),
+            "exercise" => root.join("exercises").join(folder),
             other => fail(format!("base is {other:?}: use solution or exercise")),
         };
+        // The file the diff patches, from its `+++ b/<path>` line.
+        let target = diff
+            .lines()
+            .find_map(|line| line.strip_prefix("+++ b/"))
+            .map(|path| path.split('\t').next().unwrap_or(path).trim().to_string())
+            .unwrap_or_else(|| fail("the diff has no `+++ b/<path>` line".into()));
+        let base = crate_dir.join(&target);
         println!("cargo:rerun-if-changed={}", base.display());
-        let original = std::fs::read_to_string(&base).unwrap();
+        let original = std::fs::read_to_string(&base)
+            .unwrap_or_else(|e| fail(format!("cannot read {}: {e}", base.display())));
         let parsed = diffy::Patch::from_str(diff)
             .unwrap_or_else(|e| fail(format!("not a unified diff: {e}")));
         let patched = diffy::apply(&original, &parsed).unwrap_or_else(|e| {
@@ -138,10 +157,31 @@ impl Entry {
                 base.display()
             ))
         });
+        let (handler, migrations) = if target == "src/lib.rs" {
+            (patched, crate_dir.join("migrations"))
+        } else if let Some(file) = target.strip_prefix("migrations/") {
+            let copy = scratch.with_extension("migrations");
+            let _ = std::fs::remove_dir_all(&copy);
+            std::fs::create_dir_all(&copy).unwrap();
+            for entry in std::fs::read_dir(crate_dir.join("migrations"))
+                .unwrap()
+                .flatten()
+            {
+                std::fs::copy(entry.path(), copy.join(entry.file_name())).unwrap();
+            }
+            std::fs::write(copy.join(file), patched).unwrap();
+            let handler = std::fs::read_to_string(crate_dir.join("src/lib.rs")).unwrap();
+            (handler, copy)
+        } else {
+            fail(format!(
+                "patches {target}: only src/lib.rs or a file in migrations/"
+            ))
+        };
         Entry {
             story: field("story"),
             expect: expectation(&field("expect")).unwrap_or_else(|e| fail(e)),
-            patched,
+            handler,
+            migrations,
         }
     }
 }

@@ -77,7 +77,7 @@ pub async fn forced_interleaving<H: Handler>(subject: Subject<H>) -> Result<(), 
     if !second_waited {
         return Err(violation(ViolationKind::DecidedWithoutWaiting));
     }
-    insta::assert_snapshot!("forced_interleaving_passes", trace.to_string());
+    kit::passing_trace("forced_interleaving", &trace);
     Ok(())
 }
 // ANCHOR_END: forced

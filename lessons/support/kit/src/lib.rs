@@ -49,4 +49,4 @@ pub mod __private {
 
 pub use subject::{Handler, Subject};
 pub use teaching::{Explain, Violation, prepare, see};
-pub use trace::Trace;
+pub use trace::{Trace, passing_trace, passing_traces};

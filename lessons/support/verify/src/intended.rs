@@ -35,6 +35,22 @@ pub fn trace<K, D>(violation: Violation<K, D>) -> Result<String, Complaint> {
     trace.ok_or_else(|| Complaint("a scripted scenario records its trace".into()))
 }
 
+/// The trace a passing scripted scenario recorded, for a snapshot of the solution (the chapters
+/// show those): a failure is a complaint.
+pub async fn passing<K: Explain<D>, D>(
+    scenario: impl std::future::Future<Output = Result<(), Violation<K, D>>>,
+) -> Result<String, Complaint> {
+    let (result, traces) = kit::passing_traces(scenario).await;
+    result.map_err(|violation| Complaint(format!("the solution failed: {violation}")))?;
+    match traces.as_slice() {
+        [(_, trace)] => Ok(trace.clone()),
+        other => Err(Complaint(format!(
+            "expected one passing trace, got {}",
+            other.len()
+        ))),
+    }
+}
+
 /// Snapshots named as given, in a `snapshots/` folder beside the lesson's `checks.rs`.
 #[macro_export]
 macro_rules! snapshot {
