@@ -6,6 +6,7 @@ use check_then_act::Delivery;
 
 use crate::Lesson;
 use crate::probe::{Probe, Side, Verdict};
+use crate::wrong_fix::{Failed, record};
 
 pub const LESSON: Lesson = Lesson {
     number: "01",
@@ -100,6 +101,31 @@ fn probes() -> Vec<Probe> {
         .collect()
 }
 
+/// The lesson's whole suite, the scenarios `exercise-tests.rs` runs, against `handler` (a wrong
+/// fix from `wrong-fixes/`) on the ledger and `crate_migrations`: the scenarios that failed.
+/// They run at once, each on a database of its own.
+pub async fn suite<H: Handler>(handler: H, crate_migrations: &'static str) -> Vec<Failed> {
+    let schema = [check_then_act::__private::BASE_MIGRATIONS, crate_migrations];
+    let subject = || Subject::new(schema, handler.clone());
+    let (sequential, unknown, forced, two, eight, thirty_two) = tokio::join!(
+        scenarios::sequential_redelivery(subject()),
+        scenarios::unknown_account(subject()),
+        scenarios::forced_interleaving(subject()),
+        scenarios::barrier(subject(), 2),
+        scenarios::barrier(subject(), 8),
+        scenarios::barrier(subject(), 32),
+    );
+    let mut failed = Vec::new();
+    let f = &mut failed;
+    record(f, "sequential_redelivery", sequential);
+    record(f, "unknown_account", unknown);
+    record(f, "forced_interleaving", forced);
+    record(f, "barrier, 2 workers", two);
+    record(f, "barrier, 8 workers", eight);
+    record(f, "barrier, 32 workers", thirty_two);
+    failed
+}
+
 #[cfg(test)]
 mod tests {
     //! The shipped exercise fails by double-crediting, every time, and for no other reason; a
@@ -110,6 +136,7 @@ mod tests {
     use check_then_act::{Violation, ViolationKind, scenarios};
 
     use crate::intended::{Complaint, SHIPPED, expect, passing, trace};
+    use crate::wrong_fix::scenarios_called;
 
     const WHY: &str =
         "the check and the write are two statements, and nothing refuses a second row";
@@ -174,5 +201,15 @@ mod tests {
         let trace = passing(scenarios::forced_interleaving(super::solution())).await?;
         crate::snapshot!("solution_forced_interleaving", trace);
         Ok(())
+    }
+
+    /// The wrong fixes run the scenarios the students' test file runs, no more, no fewer.
+    #[test]
+    fn the_suite_for_wrong_fixes_runs_what_the_students_run() {
+        let tests = include_str!("exercise-tests.rs");
+        let checks = include_str!("checks.rs");
+        let suite = &checks[checks.find("pub async fn suite").unwrap()..];
+        let suite = &suite[..suite.find("\n}\n").unwrap()];
+        assert_eq!(scenarios_called(suite), scenarios_called(tests));
     }
 }

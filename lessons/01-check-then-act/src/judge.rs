@@ -27,6 +27,7 @@ pub(crate) fn judge(
     if let Some(error) = errors().find(|error| !is_unique_violation(error)) {
         return Err(ViolationKind::HandlerFailed {
             error: kit::describe_sqlx(error),
+            pool_exhausted: matches!(error, sqlx::Error::PoolTimedOut),
         });
     }
     if let Some(example) = errors().next() {

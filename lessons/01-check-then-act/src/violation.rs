@@ -34,8 +34,9 @@ pub enum ViolationKind {
         balance_cents: i64,
         amount_cents: i64,
     },
-    /// A delivery failed with something other than a duplicate.
-    HandlerFailed { error: String },
+    /// A delivery failed with something other than a duplicate; `pool_exhausted` when it was
+    /// waiting for a second connection from the pool.
+    HandlerFailed { error: String, pool_exhausted: bool },
     /// The account was credited once, but the outcomes reported say otherwise.
     MisreportedOutcome { applied_reports: usize },
     /// The second delivery reported the event as applied while the first delivery's transaction
@@ -167,12 +168,22 @@ impl Explain<Delivery> for ViolationKind {
                  the event's amount was credited.\n{}",
                 see("The problem")
             ),
-            ViolationKind::HandlerFailed { error } => write!(
+            ViolationKind::HandlerFailed {
+                error,
+                pool_exhausted: true,
+            } => write!(
+                f,
+                "the event {during}; a delivery failed: {error}\n\
+                 The pool had no free connection. In these tests each worker has one connection \
+                 of its own, which its open transaction holds; a statement sent to the pool \
+                 instead of the transaction waits for a second connection that never comes.\n{}",
+                see("The fix")
+            ),
+            ViolationKind::HandlerFailed { error, .. } => write!(
                 f,
                 "the event {during}; a delivery failed: {error}\n\
                  Only a duplicate may be reported as AlreadyApplied, and this is not one: the \
-                 handler could not do its job, although a correct one can. The SQLSTATE says \
-                 what the database refused.\n{}",
+                 handler could not do its job, although a correct one can.\n{}",
                 see("The fix")
             ),
             ViolationKind::MisreportedOutcome { applied_reports } => write!(
