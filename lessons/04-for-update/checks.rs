@@ -1,13 +1,14 @@
 //! Lesson 04's subjects and race tests, as the checks run them, and the two handlers a
 //! reviewer leaves behind by deleting the guard that "looks redundant".
 
-use order_saga::{Handler, Mix, Outcome, PaymentEvent, Subject, ViolationKind, subject};
+use order_saga::{Handler, Mix, Outcome, PaymentEvent, Subject, ViolationKind, scenarios, subject};
 use order_saga::{apply_to_order, enqueue};
 use sqlx::PgPool;
 
 use crate::Lesson;
 use crate::probe::Probe;
 use crate::saga::{self, SagaTest};
+use crate::wrong_fix::{Failed, record};
 
 pub const LESSON: Lesson = Lesson {
     number: "04",
@@ -72,6 +73,30 @@ fn probes() -> Vec<Probe> {
     saga::probes(&RACE_TESTS, exercise, solution, is_intended)
 }
 
+/// The lesson's whole suite, the scenarios `exercise-tests.rs` runs, against `handler` (a wrong
+/// fix from `wrong-fixes/`): the scenarios that failed. They run at once, each on a database of
+/// its own.
+pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> Vec<Failed> {
+    let subject = || Subject::new([order_saga::__private::BASE_MIGRATIONS], handler.clone());
+    let (late, instalment, race, two, eight, thirty_two) = tokio::join!(
+        scenarios::late_failure_after_confirmation(subject()),
+        scenarios::redelivered_instalment(subject()),
+        scenarios::contradicting_events_race(subject()),
+        scenarios::barrier(subject(), Mix::Contradicting, 2),
+        scenarios::barrier(subject(), Mix::Contradicting, 8),
+        scenarios::barrier(subject(), Mix::Contradicting, 32),
+    );
+    let mut failed = Vec::new();
+    let f = &mut failed;
+    record(f, "late_failure_after_confirmation", late);
+    record(f, "redelivered_instalment", instalment);
+    record(f, "contradicting_events_race", race);
+    record(f, "barrier, 2 workers", two);
+    record(f, "barrier, 8 workers", eight);
+    record(f, "barrier, 32 workers", thirty_two);
+    failed
+}
+
 #[cfg(test)]
 mod tests {
     //! The shipped exercise fails for the reason this lesson teaches, and passes the scenarios
@@ -81,6 +106,7 @@ mod tests {
     use order_saga::{Mix, Violation, ViolationKind, scenarios};
 
     use crate::intended::{Complaint, expect, passing, trace};
+    use crate::wrong_fix::scenarios_called;
 
     #[tokio::test]
     async fn exercise_resolves_the_order_twice_under_the_forced_race() -> Result<(), Complaint> {
@@ -147,5 +173,15 @@ mod tests {
         let trace = passing(scenarios::contradicting_events_race(super::solution())).await?;
         crate::snapshot!("solution_contradicting_race", trace);
         Ok(())
+    }
+
+    /// The wrong fixes run the scenarios the students' test file runs, no more, no fewer.
+    #[test]
+    fn the_suite_for_wrong_fixes_runs_what_the_students_run() {
+        let tests = include_str!("exercise-tests.rs");
+        let checks = include_str!("checks.rs");
+        let suite = &checks[checks.find("pub async fn suite").unwrap()..];
+        let suite = &suite[..suite.find("\n}\n").unwrap()];
+        assert_eq!(scenarios_called(suite), scenarios_called(tests));
     }
 }

@@ -80,6 +80,13 @@ fn check_state<'a>(
                 {
                     Some(id) => Err(ViolationKind::LostEvent {
                         event_id: id.to_string(),
+                        reported: delivered.iter().find_map(|(event, outcome)| match outcome {
+                            Ok(
+                                reported
+                                @ (Outcome::AlreadyApplied | Outcome::OrderAlreadyResolved),
+                            ) if event.id() == id => Some(*reported),
+                            _ => None,
+                        }),
                     }),
                     None => Err(ViolationKind::NeverApplied {
                         handled_reports: delivered

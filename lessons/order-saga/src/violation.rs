@@ -19,7 +19,11 @@ pub enum ViolationKind {
     },
     /// The event is recorded as handled, but the order never changed: every redelivery will be
     /// skipped, so it can never be applied.
-    LostEvent { event_id: String },
+    /// `reported`: what a delivery of it answered, if it said the event was handled already.
+    LostEvent {
+        event_id: String,
+        reported: Option<Outcome>,
+    },
     /// Nothing was applied, and nothing was recorded either; `handled_reports` deliveries said
     /// the event had been handled already.
     NeverApplied { handled_reports: usize },
@@ -178,7 +182,24 @@ impl Explain<Delivery> for ViolationKind {
                     )
                 }
             }
-            ViolationKind::LostEvent { event_id } => write!(
+            ViolationKind::LostEvent {
+                event_id,
+                reported: Some(reported),
+            } => write!(
+                f,
+                "{event_id} is recorded in processed_events, but the order never changed: its \
+                 delivery reported {reported:?} while the order was still pending, and recorded \
+                 the event as handled. Every redelivery will now be skipped as a duplicate, so \
+                 the event can never be applied: it is lost. A delivery may only leave an order \
+                 alone once it has seen, under the lock, that the order is no longer pending; one \
+                 that gives up because another session holds the lock decides without \
+                 knowing.\n{}",
+                see("04", "The race the status check loses")
+            ),
+            ViolationKind::LostEvent {
+                event_id,
+                reported: None,
+            } => write!(
                 f,
                 "{event_id} is recorded in processed_events, but the order never changed. Every \
                  redelivery will now be skipped as a duplicate, so the event can never be \

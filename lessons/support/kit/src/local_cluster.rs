@@ -22,6 +22,10 @@ const MINIMUM_MAJOR_VERSION: u32 = 13;
 /// process exits for any reason (even SIGKILL, which no destructor survives), and only then
 /// stops the server and deletes the directory.
 ///
+/// The server's settings are a test server's: durability off (a test database is worth nothing
+/// after the test), and deadlocks detected after 100 ms instead of a second, since a handler
+/// that deadlocks (a wrong fix under FOR SHARE, say) can deadlock once per worker of a barrier.
+///
 /// It runs in a process group of its own, so a Ctrl-C aimed at the tests does not kill it before
 /// it cleans up. It ignores SIGPIPE: if the test process dies before reading `ready`, that
 /// line's write fails instead of killing the shell with the server already running.
@@ -39,7 +43,7 @@ if ! cp -R -p "$template" "$run/data"; then
     echo "could not copy the initialised data directory $template"; rm -rf "$run"; exit 1
 fi
 if ! "$bindir/pg_ctl" start -w -t 60 -D "$run/data" -l "$run/server.log" \
-    -o "-k '$run' -c listen_addresses='' -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_wal_size=4GB" \
+    -o "-k '$run' -c listen_addresses='' -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_wal_size=4GB -c deadlock_timeout=100ms" \
     >/dev/null 2>&1; then
     echo "the server did not start; its log says:"; tail -n 20 "$run/server.log"
     stop_and_remove; exit 1
