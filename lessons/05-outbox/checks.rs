@@ -1,10 +1,11 @@
 //! Lesson 05's subjects and fault test, as the checks run them.
 
-use order_saga::{Handler, Subject, ViolationKind, subject};
+use order_saga::{Handler, Mix, Subject, ViolationKind, scenarios, subject};
 
 use crate::Lesson;
 use crate::probe::Probe;
 use crate::saga::{self, SagaTest};
+use crate::wrong_fix::{Failed, record};
 
 pub const LESSON: Lesson = Lesson {
     number: "05",
@@ -31,6 +32,30 @@ fn probes() -> Vec<Probe> {
     saga::probes(&RACE_TESTS, exercise, solution, is_intended)
 }
 
+/// The lesson's whole suite, the scenarios `exercise-tests.rs` runs, against `handler` (a wrong
+/// fix from `wrong-fixes/`): the scenarios that failed. They run at once, each on a database of
+/// its own.
+pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> Vec<Failed> {
+    let subject = || Subject::new([order_saga::__private::BASE_MIGRATIONS], handler.clone());
+    let (s0, s1, s2, two, eight, thirty_two) = tokio::join!(
+        scenarios::redelivered_after_commit(subject()),
+        scenarios::crash_before_the_outbox_row_then_redelivery(subject()),
+        scenarios::crash_before_the_effect_then_redelivery(subject()),
+        scenarios::barrier(subject(), Mix::Mixed, 2),
+        scenarios::barrier(subject(), Mix::Mixed, 8),
+        scenarios::barrier(subject(), Mix::Mixed, 32),
+    );
+    let mut failed = Vec::new();
+    let f = &mut failed;
+    record(f, "redelivered_after_commit", s0);
+    record(f, "crash_before_the_outbox_row_then_redelivery", s1);
+    record(f, "crash_before_the_effect_then_redelivery", s2);
+    record(f, "barrier, 2 workers", two);
+    record(f, "barrier, 8 workers", eight);
+    record(f, "barrier, 32 workers", thirty_two);
+    failed
+}
+
 #[cfg(test)]
 mod tests {
     //! The shipped exercise fails for the reason this lesson teaches, and passes the scenarios
@@ -40,6 +65,7 @@ mod tests {
     use order_saga::{Mix, Violation, scenarios};
 
     use crate::intended::{Complaint, expect, passing, trace};
+    use crate::wrong_fix::scenarios_called;
 
     #[tokio::test]
     async fn exercise_leaves_a_resolved_order_unannounced() -> Result<(), Complaint> {
@@ -76,5 +102,15 @@ mod tests {
         .await?;
         crate::snapshot!("solution_crash_before_the_effect", trace);
         Ok(())
+    }
+
+    /// The wrong fixes run the scenarios the students' test file runs, no more, no fewer.
+    #[test]
+    fn the_suite_for_wrong_fixes_runs_what_the_students_run() {
+        let tests = include_str!("exercise-tests.rs");
+        let checks = include_str!("checks.rs");
+        let suite = &checks[checks.find("pub async fn suite").unwrap()..];
+        let suite = &suite[..suite.find("\n}\n").unwrap()];
+        assert_eq!(scenarios_called(suite), scenarios_called(tests));
     }
 }

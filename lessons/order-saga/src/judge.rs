@@ -80,12 +80,10 @@ fn check_state<'a>(
                 {
                     Some(id) => Err(ViolationKind::LostEvent {
                         event_id: id.to_string(),
-                        reported: delivered.iter().find_map(|(event, outcome)| match outcome {
-                            Ok(
-                                reported
-                                @ (Outcome::AlreadyApplied | Outcome::OrderAlreadyResolved),
-                            ) if event.id() == id => Some(*reported),
-                            _ => None,
+                        // "Already applied" is what a redelivery rightly answers to a record that
+                        // was committed; "already resolved" for a pending order is never right.
+                        gave_up: delivered.iter().any(|(event, outcome)| {
+                            event.id() == id && matches!(outcome, Ok(Outcome::OrderAlreadyResolved))
                         }),
                     }),
                     None => Err(ViolationKind::NeverApplied {

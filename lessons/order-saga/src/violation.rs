@@ -19,11 +19,8 @@ pub enum ViolationKind {
     },
     /// The event is recorded as handled, but the order never changed: every redelivery will be
     /// skipped, so it can never be applied.
-    /// `reported`: what a delivery of it answered, if it said the event was handled already.
-    LostEvent {
-        event_id: String,
-        reported: Option<Outcome>,
-    },
+    /// `gave_up`: a delivery of it reported OrderAlreadyResolved while the order was pending.
+    LostEvent { event_id: String, gave_up: bool },
     /// Nothing was applied, and nothing was recorded either; `handled_reports` deliveries said
     /// the event had been handled already.
     NeverApplied { handled_reports: usize },
@@ -184,12 +181,12 @@ impl Explain<Delivery> for ViolationKind {
             }
             ViolationKind::LostEvent {
                 event_id,
-                reported: Some(reported),
+                gave_up: true,
             } => write!(
                 f,
                 "{event_id} is recorded in processed_events, but the order never changed: its \
-                 delivery reported {reported:?} while the order was still pending, and recorded \
-                 the event as handled. Every redelivery will now be skipped as a duplicate, so \
+                 delivery reported OrderAlreadyResolved while the order was still pending, and \
+                 recorded the event as handled. Every redelivery will now be skipped as a duplicate, so \
                  the event can never be applied: it is lost. A delivery may only leave an order \
                  alone once it has seen, under the lock, that the order is no longer pending; one \
                  that gives up because another session holds the lock decides without \
@@ -198,7 +195,7 @@ impl Explain<Delivery> for ViolationKind {
             ),
             ViolationKind::LostEvent {
                 event_id,
-                reported: None,
+                gave_up: false,
             } => write!(
                 f,
                 "{event_id} is recorded in processed_events, but the order never changed. Every \
