@@ -6,7 +6,7 @@ use check_then_act::Delivery;
 
 use crate::Lesson;
 use crate::probe::{Probe, Side, Verdict};
-use crate::wrong_fix::{Failed, record};
+use crate::wrong_fix::{BARRIERS, Failed, named, run_all};
 
 pub const LESSON: Lesson = Lesson {
     number: "01",
@@ -103,27 +103,24 @@ fn probes() -> Vec<Probe> {
 
 /// The lesson's whole suite, the scenarios `exercise-tests.rs` runs, against `handler` (a wrong
 /// fix from `wrong-fixes/`) on the ledger and `crate_migrations`: the scenarios that failed.
-/// They run at once, each on a database of its own.
 pub async fn suite<H: Handler>(handler: H, crate_migrations: &'static str) -> Vec<Failed> {
     let schema = [check_then_act::__private::BASE_MIGRATIONS, crate_migrations];
     let subject = || Subject::new(schema, handler.clone());
-    let (sequential, unknown, forced, two, eight, thirty_two) = tokio::join!(
-        scenarios::sequential_redelivery(subject()),
-        scenarios::unknown_account(subject()),
-        scenarios::forced_interleaving(subject()),
-        scenarios::barrier(subject(), 2),
-        scenarios::barrier(subject(), 8),
-        scenarios::barrier(subject(), 32),
-    );
-    let mut failed = Vec::new();
-    let f = &mut failed;
-    record(f, "sequential_redelivery", sequential);
-    record(f, "unknown_account", unknown);
-    record(f, "forced_interleaving", forced);
-    record(f, "barrier, 2 workers", two);
-    record(f, "barrier, 8 workers", eight);
-    record(f, "barrier, 32 workers", thirty_two);
-    failed
+    let mut all = vec![
+        named(
+            "sequential_redelivery",
+            scenarios::sequential_redelivery(subject()),
+        ),
+        named("unknown_account", scenarios::unknown_account(subject())),
+        named(
+            "forced_interleaving",
+            scenarios::forced_interleaving(subject()),
+        ),
+    ];
+    for (workers, name) in BARRIERS {
+        all.push(named(name, scenarios::barrier(subject(), workers)));
+    }
+    run_all(all).await
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use order_saga::{Handler, Mix, Subject, ViolationKind, scenarios, subject};
 use crate::Lesson;
 use crate::probe::Probe;
 use crate::saga::{self, SagaTest};
-use crate::wrong_fix::{Failed, record};
+use crate::wrong_fix::{BARRIERS, Failed, named, run_all};
 
 pub const LESSON: Lesson = Lesson {
     number: "02",
@@ -36,29 +36,34 @@ fn probes() -> Vec<Probe> {
 }
 
 /// The lesson's whole suite, the scenarios `exercise-tests.rs` runs, against `handler` (a wrong
-/// fix from `wrong-fixes/`): the scenarios that failed. They run at once, each on a database of
-/// its own, so that a fix whose every scenario waits out the pool's timeout costs one timeout.
+/// fix from `wrong-fixes/`): the scenarios that failed.
 pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> Vec<Failed> {
-    let subject = || Subject::new([order_saga::__private::BASE_MIGRATIONS], handler.clone());
-    let (after_commit, unknown_order, race, dies, two, eight, thirty_two) = tokio::join!(
-        scenarios::redelivered_after_commit(subject()),
-        scenarios::event_for_an_unknown_order(subject()),
-        scenarios::duplicate_races_an_uncommitted_delivery(subject()),
-        scenarios::first_delivery_dies_while_a_duplicate_waits(subject()),
-        scenarios::barrier(subject(), Mix::SameEvent, 2),
-        scenarios::barrier(subject(), Mix::SameEvent, 8),
-        scenarios::barrier(subject(), Mix::SameEvent, 32),
-    );
-    let mut failed = Vec::new();
-    let f = &mut failed;
-    record(f, "redelivered_after_commit", after_commit);
-    record(f, "event_for_an_unknown_order", unknown_order);
-    record(f, "duplicate_races_an_uncommitted_delivery", race);
-    record(f, "first_delivery_dies_while_a_duplicate_waits", dies);
-    record(f, "barrier, 2 workers", two);
-    record(f, "barrier, 8 workers", eight);
-    record(f, "barrier, 32 workers", thirty_two);
-    failed
+    let subject = || saga::subject(&handler);
+    let mut all = vec![
+        named(
+            "redelivered_after_commit",
+            scenarios::redelivered_after_commit(subject()),
+        ),
+        named(
+            "event_for_an_unknown_order",
+            scenarios::event_for_an_unknown_order(subject()),
+        ),
+        named(
+            "duplicate_races_an_uncommitted_delivery",
+            scenarios::duplicate_races_an_uncommitted_delivery(subject()),
+        ),
+        named(
+            "first_delivery_dies_while_a_duplicate_waits",
+            scenarios::first_delivery_dies_while_a_duplicate_waits(subject()),
+        ),
+    ];
+    for (workers, name) in BARRIERS {
+        all.push(named(
+            name,
+            scenarios::barrier(subject(), Mix::SameEvent, workers),
+        ));
+    }
+    run_all(all).await
 }
 
 #[cfg(test)]

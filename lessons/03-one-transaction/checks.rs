@@ -5,7 +5,7 @@ use order_saga::{Handler, Mix, Subject, ViolationKind, scenarios, subject};
 use crate::Lesson;
 use crate::probe::Probe;
 use crate::saga::{self, SagaTest};
-use crate::wrong_fix::{Failed, record};
+use crate::wrong_fix::{BARRIERS, Failed, named, run_all};
 
 pub const LESSON: Lesson = Lesson {
     number: "03",
@@ -42,31 +42,38 @@ fn probes() -> Vec<Probe> {
 }
 
 /// The lesson's whole suite, the scenarios `exercise-tests.rs` runs, against `handler` (a wrong
-/// fix from `wrong-fixes/`): the scenarios that failed. They run at once, each on a database of
-/// its own.
+/// fix from `wrong-fixes/`): the scenarios that failed.
 pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> Vec<Failed> {
-    let subject = || Subject::new([order_saga::__private::BASE_MIGRATIONS], handler.clone());
-    let (s0, s1, s2, s3, s4, two, eight, thirty_two) = tokio::join!(
-        scenarios::redelivered_after_commit(subject()),
-        scenarios::crash_before_the_effect_then_redelivery(subject()),
-        scenarios::first_delivery_dies_while_a_duplicate_waits(subject()),
-        scenarios::duplicate_races_an_uncommitted_delivery(subject()),
-        scenarios::event_for_an_unknown_order(subject()),
-        scenarios::barrier(subject(), Mix::SameEvent, 2),
-        scenarios::barrier(subject(), Mix::SameEvent, 8),
-        scenarios::barrier(subject(), Mix::SameEvent, 32),
-    );
-    let mut failed = Vec::new();
-    let f = &mut failed;
-    record(f, "redelivered_after_commit", s0);
-    record(f, "crash_before_the_effect_then_redelivery", s1);
-    record(f, "first_delivery_dies_while_a_duplicate_waits", s2);
-    record(f, "duplicate_races_an_uncommitted_delivery", s3);
-    record(f, "event_for_an_unknown_order", s4);
-    record(f, "barrier, 2 workers", two);
-    record(f, "barrier, 8 workers", eight);
-    record(f, "barrier, 32 workers", thirty_two);
-    failed
+    let subject = || saga::subject(&handler);
+    let mut all = vec![
+        named(
+            "redelivered_after_commit",
+            scenarios::redelivered_after_commit(subject()),
+        ),
+        named(
+            "crash_before_the_effect_then_redelivery",
+            scenarios::crash_before_the_effect_then_redelivery(subject()),
+        ),
+        named(
+            "first_delivery_dies_while_a_duplicate_waits",
+            scenarios::first_delivery_dies_while_a_duplicate_waits(subject()),
+        ),
+        named(
+            "duplicate_races_an_uncommitted_delivery",
+            scenarios::duplicate_races_an_uncommitted_delivery(subject()),
+        ),
+        named(
+            "event_for_an_unknown_order",
+            scenarios::event_for_an_unknown_order(subject()),
+        ),
+    ];
+    for (workers, name) in BARRIERS {
+        all.push(named(
+            name,
+            scenarios::barrier(subject(), Mix::SameEvent, workers),
+        ));
+    }
+    run_all(all).await
 }
 
 #[cfg(test)]

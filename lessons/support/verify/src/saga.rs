@@ -54,6 +54,11 @@ impl SagaTest {
     }
 }
 
+/// A subject for a saga handler (a wrong fix, say) on the saga's schema.
+pub fn subject<H: Handler>(handler: &H) -> Subject<H> {
+    Subject::new([order_saga::__private::BASE_MIGRATIONS], handler.clone())
+}
+
 /// Barrier tests over the usual worker counts.
 pub const fn barriers(mix: Mix) -> [SagaTest; 3] {
     [

@@ -50,8 +50,43 @@ pub struct Failed {
     pub message: String,
 }
 
+/// One scenario of a lesson's suite: its name, and its run, not started yet.
+pub type Scenario<'a, V> = (
+    &'static str,
+    Pin<Box<dyn Future<Output = Result<(), V>> + 'a>>,
+);
+
+/// The barrier tests every lesson's students run: workers, and the name a failure is shown by.
+pub const BARRIERS: [(usize, &str); 3] = [
+    (2, "barrier, 2 workers"),
+    (8, "barrier, 8 workers"),
+    (32, "barrier, 32 workers"),
+];
+
+/// Names a scenario's run for [`run_all`].
+pub fn named<'a, V>(
+    name: &'static str,
+    run: impl Future<Output = Result<(), V>> + 'a,
+) -> Scenario<'a, V> {
+    (name, Box::pin(run))
+}
+
+/// Runs a lesson's scenarios at once, each on a database of its own (so that a wrong fix whose
+/// every scenario waits out the pool's timeout costs one timeout), and returns those that failed.
+pub async fn run_all<K: Explain<D> + fmt::Debug, D>(
+    scenarios: Vec<Scenario<'_, kit::Violation<K, D>>>,
+) -> Vec<Failed> {
+    let (names, runs): (Vec<_>, Vec<_>) = scenarios.into_iter().unzip();
+    let results = futures_util::future::join_all(runs).await;
+    let mut failed = Vec::new();
+    for (name, result) in names.into_iter().zip(results) {
+        record(&mut failed, name, result);
+    }
+    failed
+}
+
 /// Notes a scenario's result for [`check`].
-pub fn record<K: Explain<D> + fmt::Debug, D>(
+fn record<K: Explain<D> + fmt::Debug, D>(
     failed: &mut Vec<Failed>,
     scenario: &'static str,
     result: Result<(), kit::Violation<K, D>>,
