@@ -56,6 +56,18 @@ pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> V
             "first_delivery_dies_while_a_duplicate_waits",
             scenarios::first_delivery_dies_while_a_duplicate_waits(subject()),
         ),
+        named(
+            "cancelled_delivery_then_redelivery",
+            scenarios::cancelled_delivery_then_redelivery(subject()),
+        ),
+        named(
+            "instalments_race_for_one_order",
+            scenarios::instalments_race_for_one_order(subject()),
+        ),
+        named(
+            "other_orders_do_not_wait",
+            scenarios::other_orders_do_not_wait(subject()),
+        ),
     ];
     for (workers, name) in BARRIERS {
         all.push(named(
@@ -104,6 +116,9 @@ mod tests {
     async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
         scenarios::redelivered_after_commit(super::exercise()).await?;
         scenarios::event_for_an_unknown_order(super::exercise()).await?;
+        scenarios::cancelled_delivery_then_redelivery(super::exercise()).await?;
+        scenarios::instalments_race_for_one_order(super::exercise()).await?;
+        scenarios::other_orders_do_not_wait(super::exercise()).await?;
         scenarios::first_delivery_dies_while_a_duplicate_waits(super::exercise()).await
     }
 

@@ -21,9 +21,10 @@ pub fn solution() -> Subject<impl Handler> {
     subject!(solution_03::apply_payment_result)
 }
 
-pub const RACE_TESTS: [SagaTest; 3] = [
+pub const RACE_TESTS: [SagaTest; 4] = [
     SagaTest::CrashBeforeTheEffect,
     SagaTest::FirstDiesWhileADuplicateWaits,
+    SagaTest::CancelledThenRedelivered,
     SagaTest::DuplicateRace,
 ];
 
@@ -65,6 +66,18 @@ pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> V
         named(
             "event_for_an_unknown_order",
             scenarios::event_for_an_unknown_order(subject()),
+        ),
+        named(
+            "cancelled_delivery_then_redelivery",
+            scenarios::cancelled_delivery_then_redelivery(subject()),
+        ),
+        named(
+            "instalments_race_for_one_order",
+            scenarios::instalments_race_for_one_order(subject()),
+        ),
+        named(
+            "other_orders_do_not_wait",
+            scenarios::other_orders_do_not_wait(subject()),
         ),
     ];
     for (workers, name) in BARRIERS {
@@ -116,10 +129,24 @@ mod tests {
         expect(result, super::is_intended, why).map(drop)
     }
 
+    /// A fault that kills nothing splits the two commits just the same.
+    #[tokio::test]
+    async fn exercise_loses_the_event_when_its_statement_is_cancelled() -> Result<(), Complaint> {
+        let result = scenarios::cancelled_delivery_then_redelivery(super::exercise()).await;
+        let why = "the claim commits before the effect, and the cancel rolls back only the effect";
+        crate::snapshot!(
+            "exercise_cancelled_then_redelivered",
+            trace(expect(result, super::is_intended, why)?)?
+        );
+        Ok(())
+    }
+
     /// Concurrency alone never splits lesson 03's two commits: only a fault does.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
         scenarios::redelivered_after_commit(super::exercise()).await?;
+        scenarios::instalments_race_for_one_order(super::exercise()).await?;
+        scenarios::other_orders_do_not_wait(super::exercise()).await?;
         scenarios::barrier(super::exercise(), Mix::SameEvent, 8).await
     }
 
@@ -132,6 +159,11 @@ mod tests {
         ))
         .await?;
         crate::snapshot!("solution_crash_before_the_effect", trace);
+        let trace = passing(scenarios::cancelled_delivery_then_redelivery(
+            super::solution(),
+        ))
+        .await?;
+        crate::snapshot!("solution_cancelled_then_redelivered", trace);
         Ok(())
     }
 }

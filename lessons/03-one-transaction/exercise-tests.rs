@@ -41,6 +41,25 @@ async fn an_event_for_an_unknown_order_is_an_error() -> Result<(), Violation> {
     scenarios::event_for_an_unknown_order(subject!(handler::apply_payment_result)).await
 }
 
+/// A delivery cancelled while it waits (as by a statement timeout) keeps nothing, and leaves
+/// nothing in its session: the redelivery, on another connection, applies the event.
+#[tokio::test]
+async fn a_redelivery_after_a_cancelled_delivery_applies_the_event() -> Result<(), Violation> {
+    scenarios::cancelled_delivery_then_redelivery(subject!(handler::apply_payment_result)).await
+}
+
+/// Two different instalments racing for one order both count: neither is a duplicate.
+#[tokio::test]
+async fn instalments_racing_for_one_order_both_count() -> Result<(), Violation> {
+    scenarios::instalments_race_for_one_order(subject!(handler::apply_payment_result)).await
+}
+
+/// A payment for another order goes through while one order's row is locked.
+#[tokio::test]
+async fn a_payment_for_another_order_does_not_wait() -> Result<(), Violation> {
+    scenarios::other_orders_do_not_wait(subject!(handler::apply_payment_result)).await
+}
+
 /// Passes against the broken handler too: concurrency alone never splits the two commits.
 #[rstest]
 #[case::two_workers(2)]

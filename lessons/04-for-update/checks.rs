@@ -90,6 +90,18 @@ pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> V
             "contradicting_events_race",
             scenarios::contradicting_events_race(subject()),
         ),
+        named(
+            "cancelled_delivery_then_redelivery",
+            scenarios::cancelled_delivery_then_redelivery(subject()),
+        ),
+        named(
+            "instalments_race_for_one_order",
+            scenarios::instalments_race_for_one_order(subject()),
+        ),
+        named(
+            "other_orders_do_not_wait",
+            scenarios::other_orders_do_not_wait(subject()),
+        ),
     ];
     for (workers, name) in BARRIERS {
         all.push(named(
@@ -132,6 +144,9 @@ mod tests {
     #[tokio::test]
     async fn exercise_passes_the_sequential_cases() -> Result<(), Violation> {
         scenarios::late_failure_after_confirmation(super::exercise()).await?;
+        scenarios::cancelled_delivery_then_redelivery(super::exercise()).await?;
+        scenarios::instalments_race_for_one_order(super::exercise()).await?;
+        scenarios::other_orders_do_not_wait(super::exercise()).await?;
         scenarios::redelivered_instalment(super::exercise()).await
     }
 
@@ -174,6 +189,8 @@ mod tests {
     async fn solution_traces_as_the_chapter_shows_them() -> Result<(), Complaint> {
         let trace = passing(scenarios::contradicting_events_race(super::solution())).await?;
         crate::snapshot!("solution_contradicting_race", trace);
+        let trace = passing(scenarios::other_orders_do_not_wait(super::solution())).await?;
+        crate::snapshot!("solution_other_orders", trace);
         Ok(())
     }
 }

@@ -49,6 +49,18 @@ pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> V
             "crash_before_the_effect_then_redelivery",
             scenarios::crash_before_the_effect_then_redelivery(subject()),
         ),
+        named(
+            "cancelled_delivery_then_redelivery",
+            scenarios::cancelled_delivery_then_redelivery(subject()),
+        ),
+        named(
+            "instalments_race_for_one_order",
+            scenarios::instalments_race_for_one_order(subject()),
+        ),
+        named(
+            "other_orders_do_not_wait",
+            scenarios::other_orders_do_not_wait(subject()),
+        ),
     ];
     for (workers, name) in BARRIERS {
         all.push(named(
@@ -86,6 +98,9 @@ mod tests {
     async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
         scenarios::redelivered_after_commit(super::exercise()).await?;
         scenarios::crash_before_the_effect_then_redelivery(super::exercise()).await?;
+        scenarios::cancelled_delivery_then_redelivery(super::exercise()).await?;
+        scenarios::instalments_race_for_one_order(super::exercise()).await?;
+        scenarios::other_orders_do_not_wait(super::exercise()).await?;
         scenarios::barrier(super::exercise(), Mix::Mixed, 8).await
     }
 

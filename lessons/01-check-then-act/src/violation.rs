@@ -47,6 +47,8 @@ pub enum ViolationKind {
     ErrorHidden { outcome: crate::Outcome },
     /// A delivery that credited nothing left the event recorded as applied.
     RecordedWithoutEffect,
+    /// A delivery returned, and its session still held a lock or an open transaction.
+    LeftBehind { detail: String },
     /// A worker neither finished nor waited on a database lock: it waited on something in the
     /// process, which other processes do not share.
     Stuck { detail: String },
@@ -105,6 +107,10 @@ impl Explain<Delivery> for ViolationKind {
 
     fn stuck(detail: String) -> Self {
         ViolationKind::Stuck { detail }
+    }
+
+    fn left_behind(detail: String) -> Self {
+        ViolationKind::LeftBehind { detail }
     }
 
     fn explain(&self, during: &Delivery, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -225,6 +231,15 @@ impl Explain<Delivery> for ViolationKind {
                  a second process (another replica, a restarted consumer) would not wait for \
                  it.\n{}",
                 see("Why the if-statement cannot work")
+            ),
+            ViolationKind::LeftBehind { detail } => write!(
+                f,
+                "the event {during}; {detail}\n\
+                 A delivery ends when its transaction does, whatever happened in it: a lock \
+                 that outlives the transaction, or a transaction the handler opened and never \
+                 ended, is still held by the pooled connection long after the handler \
+                 returned.\n{}",
+                kit::see("03", "What a failed delivery leaves behind")
             ),
             ViolationKind::Setup(error) => write!(f, "the test could not run: {error}"),
         }

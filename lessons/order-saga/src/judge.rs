@@ -123,6 +123,8 @@ fn check_state<'a>(
                     paid_cents: observed.paid_cents,
                     expected_cents: *paid_cents,
                     status,
+                    gave_up: (delivered.iter())
+                        .any(|(_, outcome)| matches!(outcome, Ok(Outcome::OrderAlreadyResolved))),
                 });
             }
             if let Some(row) = row {

@@ -32,10 +32,12 @@ pub enum ViolationKind {
     ResolvedByWrongEvent { caused_by: String, expected: String },
     /// The instalments paid do not add up to the payments delivered: one was counted twice (or
     /// not at all).
+    /// `gave_up`: a delivery reported OrderAlreadyResolved while the order was pending.
     PaidWrong {
         paid_cents: i64,
         expected_cents: i64,
         status: String,
+        gave_up: bool,
     },
     /// The effect happened once, but deliveries that lost the race returned an error.
     DuplicateSurfacedAsError { errors: usize, example: String },
@@ -57,6 +59,13 @@ pub enum ViolationKind {
     ErrorHidden { outcome: Outcome },
     /// An event that changed nothing (its order does not exist) was recorded as handled.
     RecordedWithoutEffect,
+    /// A delivery whose statement was cancelled (57014) reported an outcome instead of the
+    /// error, although its transaction rolled back and nothing of it was kept.
+    FailureHidden { outcome: Outcome },
+    /// A delivery returned, and its session still held a lock or an open transaction.
+    LeftBehind { detail: String },
+    /// A delivery for another order waited while one order's row was locked.
+    WaitedOnAnotherOrder,
     /// A worker neither finished nor waited on a database lock.
     Stuck { detail: String },
     /// The test could not run at all (no database, say).
@@ -137,6 +146,10 @@ impl Explain<Delivery> for ViolationKind {
 
     fn stuck(detail: String) -> Self {
         ViolationKind::Stuck { detail }
+    }
+
+    fn left_behind(detail: String) -> Self {
+        ViolationKind::LeftBehind { detail }
     }
 
     fn explain(&self, during: &Delivery, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -247,6 +260,7 @@ impl Explain<Delivery> for ViolationKind {
                 paid_cents,
                 expected_cents,
                 status,
+                gave_up,
             } => {
                 writeln!(
                     f,
@@ -261,11 +275,22 @@ impl Explain<Delivery> for ViolationKind {
                          dedupe guard can tell a redelivery from a second payment.\n{}",
                         see("04", "Why both guards")
                     )
+                } else if *gave_up {
+                    write!(
+                        f,
+                        "A payment was not counted: its delivery reported OrderAlreadyResolved \
+                         while the order was still pending, so it gave the payment up. A \
+                         delivery may only leave an order alone once it has seen, under the \
+                         lock, that the order is no longer pending; one that gives up because \
+                         another session holds the lock decides without knowing.\n{}",
+                        see("04", "The race the status check loses")
+                    )
                 } else {
                     write!(
                         f,
-                        "A payment was not counted.\n{}",
-                        see("04", "Why both guards")
+                        "A payment was not counted, and no delivery failed or gave up: one \
+                         delivery's write replaced another's instead of adding to it.\n{}",
+                        see("04", "The race the status check loses")
                     )
                 }
             }
@@ -331,6 +356,34 @@ impl Explain<Delivery> for ViolationKind {
                  the event as handled: once the order appears, the event will be skipped. The \
                  record committed although the change failed.\n{}",
                 see("03", "One commit, not two")
+            ),
+            ViolationKind::FailureHidden { outcome } => write!(
+                f,
+                "the first delivery's statement was cancelled (SQLSTATE 57014) and its \
+                 transaction rolled back, so nothing of it was kept; yet the handler reported \
+                 {outcome:?}. A consumer acknowledges an event on such a report, and the broker \
+                 never delivers it again: had this redelivery not been scripted, the event \
+                 would be lost. Only a duplicate means \"already handled\"; any other error \
+                 must reach the caller.\n{}",
+                see("03", "What a failed delivery leaves behind")
+            ),
+            ViolationKind::LeftBehind { detail } => write!(
+                f,
+                "{detail}\nA delivery ends when its transaction does, whatever happened in it: \
+                 a lock that outlives the transaction, or a transaction the handler opened \
+                 and never ended, is still held by the pooled connection long after the \
+                 handler returned.\n{}",
+                see("03", "What a failed delivery leaves behind")
+            ),
+            ViolationKind::WaitedOnAnotherOrder => write!(
+                f,
+                "both orders ended right, but the delivery for ord-2 had to wait while another \
+                 session held ord-1's row: it was seen waiting on a lock when it started. \
+                 Nothing about ord-2 was locked, so the handler locks more than the order its \
+                 event is about (a whole table, or one advisory key shared by every order). \
+                 That is still correct, but one slow or stuck delivery now holds up every \
+                 order's deliveries, and the consumer handles one event at a time.\n{}",
+                see("04", "Lock the order, not the table")
             ),
             ViolationKind::Stuck { detail } => write!(
                 f,

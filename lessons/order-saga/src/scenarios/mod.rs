@@ -3,16 +3,20 @@
 //! payment results, and judges what the order, the outbox and processed_events show.
 
 mod barrier;
+mod cancelled;
 mod forced;
 mod killed;
+mod neighbours;
 mod sequential;
 
 pub use barrier::{BARRIER_ROUNDS, Mix, barrier, barrier_rounds};
+pub use cancelled::cancelled_delivery_then_redelivery;
 pub use forced::{contradicting_events_race, duplicate_races_an_uncommitted_delivery};
 pub use killed::{
     crash_before_the_effect_then_redelivery, crash_before_the_outbox_row_then_redelivery,
     first_delivery_dies_while_a_duplicate_waits,
 };
+pub use neighbours::{instalments_race_for_one_order, other_orders_do_not_wait};
 pub use sequential::{
     event_for_an_unknown_order, late_failure_after_confirmation, redelivered_after_commit,
     redelivered_instalment,

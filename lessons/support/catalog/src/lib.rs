@@ -72,6 +72,7 @@ pub const LESSONS: &[Lesson] = &[
         repeat: &[
             "fault: crash before the change",
             "fault: first dies, duplicate waits",
+            "fault: cancelled, then redelivered",
             "forced: duplicate vs. uncommitted",
         ],
     },

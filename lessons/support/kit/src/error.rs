@@ -57,6 +57,20 @@ pub enum KitError {
 
     #[error("the script tried to kill {session}, which was not waiting on a lock: it had finished")]
     NotWaiting { session: String },
+
+    /// A delivery returned, and its session (which the pool keeps for the next delivery) still
+    /// holds something of it: `left` says what.
+    #[error(
+        "{session}'s delivery had returned, but its session still {left}. The pool hands that \
+         session to a later delivery, and every other session that wants the same lock waits \
+         on it{waiting}."
+    )]
+    LeftBehind {
+        session: String,
+        left: String,
+        /// ", as NAME does here", when a later delivery is already waiting on it.
+        waiting: String,
+    },
 }
 
 impl KitError {

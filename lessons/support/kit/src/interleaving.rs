@@ -171,6 +171,117 @@ impl Interleaving {
         }
     }
 
+    /// Cancels the statement `worker` waits in, as `statement_timeout` or a cancel request
+    /// would: it fails with SQLSTATE 57014, its transaction is aborted, and its session lives
+    /// on (the pool keeps it). Then looks again: the handler has either returned, or caught
+    /// the error and waits once more.
+    pub async fn cancel<T>(&mut self, worker: &mut Worker<T>) -> Result<(), KitError> {
+        if worker.task.is_none() {
+            return Err(KitError::NotWaiting {
+                session: worker.name.clone(),
+            });
+        }
+        let waiting_in = self.statement_of(worker).await?;
+        self.observer
+            .execute("SELECT pg_cancel_backend($1)", &[&worker.pid])
+            .await
+            .map_err(KitError::observer(format!("cancelling {}", worker.name)))?;
+        self.trace.step(
+            &worker.name,
+            "<cancelled: its statement fails with 57014, as on statement_timeout; its session lives on>",
+        );
+        // The cancel is a signal the backend acts on when it next looks: until the statement it
+        // waited in has ended, the observer would still see it waiting there.
+        let started = Instant::now();
+        while self.statement_of(worker).await? == waiting_in
+            && !worker.task.as_ref().is_some_and(JoinHandle::is_finished)
+        {
+            if started.elapsed() > STEP_DEADLINE {
+                return Err(KitError::Stuck {
+                    session: worker.name.clone(),
+                    waited: STEP_DEADLINE,
+                });
+            }
+            tokio::time::sleep(POLL_EVERY).await;
+        }
+        self.settle(worker).await
+    }
+
+    /// Which statement `worker`'s backend is running, if any: its start time, as text.
+    async fn statement_of<T>(&self, worker: &Worker<T>) -> Result<Option<String>, KitError> {
+        let row = self
+            .observer
+            .query_opt(
+                "SELECT query_start::text FROM pg_stat_activity \
+                  WHERE pid = $1 AND state = 'active'",
+                &[&worker.pid],
+            )
+            .await
+            .map_err(KitError::observer(format!("watching {}", worker.name)))?;
+        Ok(row.map(|row| row.get(0)))
+    }
+
+    /// What a delivery that has returned left in its session, which its pool keeps for the
+    /// next delivery: an open transaction, or a session-level advisory lock (which outlives
+    /// every transaction). `pool` is the worker's one-connection pool: acquiring it waits until
+    /// sqlx has put the connection back, flushing any rollback it owed. `waiting` names a later
+    /// delivery already waiting on this session.
+    pub async fn left_behind(
+        &self,
+        name: &str,
+        pool: &PgPool,
+        waiting: Option<&str>,
+    ) -> Result<(), KitError> {
+        let Some(pid) = self.pid_of(name) else {
+            return Ok(()); // killed: its session is gone, and everything with it
+        };
+        let held = pool
+            .acquire()
+            .await
+            .map_err(KitError::database("take back a worker's connection"))?;
+        let row = self
+            .observer
+            .query_one(
+                "SELECT coalesce(a.state, ''), \
+                        (SELECT count(*) FROM pg_locks l \
+                          WHERE l.pid = $1 AND l.locktype = 'advisory' AND l.granted) \
+                   FROM pg_stat_activity a WHERE a.pid = $1",
+                &[&pid],
+            )
+            .await
+            .map_err(KitError::observer(format!("looking at what {name} left")))?;
+        drop(held);
+        let state: String = row.get(0);
+        let advisory: i64 = row.get(1);
+        let left = if state.starts_with("idle in transaction") {
+            format!(
+                "is {state}: a transaction the delivery opened is still open, with every lock \
+                 it took"
+            )
+        } else if advisory > 0 {
+            format!(
+                "holds {advisory} session-level advisory lock(s): pg_advisory_lock outlives \
+                 the transaction, and only pg_advisory_unlock or the end of the session \
+                 releases it, not a commit, a rollback or an error"
+            )
+        } else {
+            return Ok(());
+        };
+        Err(KitError::LeftBehind {
+            session: name.to_string(),
+            left,
+            waiting: waiting
+                .map(|w| format!(", as {w} does here"))
+                .unwrap_or_default(),
+        })
+    }
+
+    fn pid_of(&self, name: &str) -> Option<i32> {
+        (self.names.iter())
+            .find(|(_, known)| known == name)
+            .map(|(pid, _)| *pid)
+    }
+
     /// Looks again at a waiting `worker` after the script changed something (killed the session
     /// it waited on, say): it has either finished, or waits on a session of the scenario that
     /// is still alive. Records the change.
@@ -294,5 +405,13 @@ impl<T> Worker<T> {
     /// Whether the worker was waiting on a lock when the script last looked.
     pub fn was_waiting(&self) -> bool {
         matches!(self.state, StepState::Waiting { .. })
+    }
+
+    /// The sessions it waited on when the script last looked (none once it has finished).
+    pub fn waiting_on(&self) -> &[String] {
+        match &self.state {
+            StepState::Waiting { on } => on,
+            StepState::Finished(_) => &[],
+        }
     }
 }

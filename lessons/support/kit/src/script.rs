@@ -36,6 +36,8 @@ enum Action<T> {
     },
     /// `worker`'s session is terminated while it waits, as when its process dies.
     Kill { worker: String },
+    /// `worker`'s waiting statement is cancelled (57014); its session lives on.
+    Cancel { worker: String },
 }
 
 /// A scenario's named steps, not yet run: SQL for the test's sessions, and deliveries of
@@ -47,12 +49,14 @@ pub struct Script<E, H: Handler<E>> {
     steps: Vec<(String, Action<H::Output>)>,
 }
 
-/// What a played script leaves: each delivery's result (in the order they started; a killed
-/// delivery has none), and which deliveries were seen waiting when they started.
+/// What a played script leaves: each delivery's result (in the order they started, except that
+/// a cancelled delivery's comes at its cancel step; a killed delivery has none), and which
+/// deliveries were seen waiting when they started.
 pub struct Ran<T> {
     pub outcomes: Vec<(String, T)>,
     waited: Vec<String>,
     killed: Vec<String>,
+    cancelled: Vec<String>,
 }
 
 impl<T> Ran<T> {
@@ -65,6 +69,12 @@ impl<T> Ran<T> {
     /// nothing, and its result is kept).
     pub fn killed(&self, worker: &str) -> bool {
         self.killed.iter().any(|w| w == worker)
+    }
+
+    /// Whether `worker`'s delivery ended with its cancelled statement (rather than catching
+    /// the error and going on to wait again, or having finished before the cancel).
+    pub fn cancelled(&self, worker: &str) -> bool {
+        self.cancelled.iter().any(|w| w == worker)
     }
 }
 
@@ -109,6 +119,16 @@ impl<E: Send + 'static, H: Handler<E>> Script<E, H> {
         self.steps.push((step.into(), action));
         self
     }
+
+    /// Step `step`: the statement `worker` waits in is cancelled, as `statement_timeout` would
+    /// cancel it; its session stays in its pool. Every other waiting worker is looked at again.
+    pub fn cancel(mut self, step: &str, worker: &str) -> Self {
+        let action = Action::Cancel {
+            worker: worker.into(),
+        };
+        self.steps.push((step.into(), action));
+        self
+    }
 }
 
 impl Interleaving {
@@ -116,6 +136,11 @@ impl Interleaving {
     /// then waits for every worker still running, in the order they started. `describe` words a
     /// worker's result for the trace. A permutation that names an unknown step, or one step
     /// twice, is a broken scenario, and panics saying so.
+    ///
+    /// Each worker's pool lives until the script ends, as a consumer's pool outlives one
+    /// delivery. Once the permutation is played, and again once every worker has returned, the
+    /// run fails with [`KitError::LeftBehind`] if a delivery that returned left its session in
+    /// a transaction or holding a session-level advisory lock.
     pub async fn run<E: Send + 'static, H: Handler<E>>(
         &mut self,
         db: &TestDatabase,
@@ -130,7 +155,9 @@ impl Interleaving {
             outcomes: Vec::new(),
             waited: Vec::new(),
             killed: Vec::new(),
+            cancelled: Vec::new(),
         };
+        let mut pools: Vec<(String, PgPool)> = Vec::new();
         for name in permutation.split_whitespace() {
             let action = steps.remove(name).unwrap_or_else(|| {
                 panic!("the permutation {permutation:?} names {name:?}, which is no step or is named twice")
@@ -150,6 +177,7 @@ impl Interleaving {
                 } => {
                     let pool = db.pool(1).await?;
                     let started = self.start(&worker, &pool, shown_as, run).await?;
+                    pools.push((worker.clone(), pool));
                     if started.was_waiting() {
                         ran.waited.push(worker.clone());
                     }
@@ -175,11 +203,56 @@ impl Interleaving {
                         ran.outcomes.push((worker, result));
                     }
                 }
+                Action::Cancel { worker } => {
+                    let at = workers
+                        .iter()
+                        .position(|(name, _)| *name == worker)
+                        .unwrap_or_else(|| panic!("step {name:?} cancels {worker:?}, not running"));
+                    // A worker that had finished already had no statement to cancel.
+                    let waited = workers[at].1.was_waiting();
+                    if waited {
+                        self.cancel(&mut workers[at].1).await?;
+                    }
+                    if !workers[at].1.was_waiting() {
+                        let (_, victim) = workers.remove(at);
+                        let result = self.finish(victim, &describe).await?;
+                        ran.outcomes.push((worker.clone(), result));
+                        if waited {
+                            ran.cancelled.push(worker);
+                        }
+                    }
+                    for (_, other) in &mut workers {
+                        self.settle(other).await?;
+                    }
+                }
             }
         }
+        // A delivery waiting on one that has returned waits forever: say what that one left.
+        let running = |name: &String, workers: &[(String, Worker<_>)]| {
+            (workers.iter()).any(|(w, worker)| w == name && worker.was_waiting())
+        };
+        for (name, pool) in &pools {
+            if running(name, &workers) {
+                continue;
+            }
+            let waiting = workers
+                .iter()
+                .find(|(_, w)| w.waiting_on().contains(name))
+                .map(|(waiting, _)| waiting.as_str());
+            self.left_behind(name, pool, waiting).await?;
+        }
+        let still_running: Vec<String> = (pools.iter())
+            .filter(|(name, _)| running(name, &workers))
+            .map(|(name, _)| name.clone())
+            .collect();
         for (worker, running) in workers {
             let result = self.finish(running, &describe).await?;
             ran.outcomes.push((worker, result));
+        }
+        for (name, pool) in &pools {
+            if still_running.contains(name) {
+                self.left_behind(name, pool, None).await?;
+            }
         }
         Ok(ran)
     }

@@ -17,6 +17,10 @@ pub trait Explain<D>: Sized {
     /// The kind for "a worker waited on something the database cannot see".
     fn stuck(detail: String) -> Self;
 
+    /// The kind for "a delivery returned, and its session still holds a lock or an open
+    /// transaction" ([`KitError::LeftBehind`], worded in `detail`).
+    fn left_behind(detail: String) -> Self;
+
     /// The message: what happened (during `during`), why it is wrong, and which section of the
     /// book explains it ([`see`]).
     fn explain(&self, during: &D, f: &mut fmt::Formatter<'_>) -> fmt::Result;
@@ -47,6 +51,11 @@ impl<K: Explain<D>, D: Copy> Violation<K, D> {
         match error {
             KitError::Stuck { .. } => Violation {
                 kind: K::stuck(error.to_string()),
+                during,
+                trace: Some(trace.clone()),
+            },
+            KitError::LeftBehind { .. } => Violation {
+                kind: K::left_behind(error.to_string()),
                 during,
                 trace: Some(trace.clone()),
             },

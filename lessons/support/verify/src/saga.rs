@@ -11,6 +11,7 @@ pub enum SagaTest {
     FirstDiesWhileADuplicateWaits,
     CrashBeforeTheEffect,
     CrashBeforeTheOutboxRow,
+    CancelledThenRedelivered,
     ContradictingRace,
     Barrier { mix: Mix, workers: usize },
 }
@@ -22,6 +23,7 @@ impl SagaTest {
             SagaTest::FirstDiesWhileADuplicateWaits => "fault: first dies, duplicate waits".into(),
             SagaTest::CrashBeforeTheEffect => "fault: crash before the change".into(),
             SagaTest::CrashBeforeTheOutboxRow => "fault: crash before the outbox row".into(),
+            SagaTest::CancelledThenRedelivered => "fault: cancelled, then redelivered".into(),
             SagaTest::ContradictingRace => "forced: contradicting events".into(),
             SagaTest::Barrier { workers, .. } => format!("barrier, {workers} workers"),
         }
@@ -47,6 +49,9 @@ impl SagaTest {
             }
             SagaTest::CrashBeforeTheOutboxRow => {
                 scenarios::crash_before_the_outbox_row_then_redelivery(subject).await
+            }
+            SagaTest::CancelledThenRedelivered => {
+                scenarios::cancelled_delivery_then_redelivery(subject).await
             }
             SagaTest::ContradictingRace => scenarios::contradicting_events_race(subject).await,
             SagaTest::Barrier { mix, workers } => scenarios::barrier(subject, mix, workers).await,

@@ -1,0 +1,76 @@
+use kit::{Interleaving, Script};
+
+use super::{
+    AMOUNT_CENTS, LOCK_ORDER_ROW, describe, prepare, shown, stuck_or_setup, succeeded, verdict,
+};
+use crate::judge::Expect;
+use crate::{Delivery, Handler, Subject, Violation, ViolationKind};
+
+// ANCHOR: cancelled_then_redelivered
+/// A delivery that fails for a reason of its own, not because of a duplicate: its statement is
+/// cancelled while it waits for the order's row (as `statement_timeout` would cancel it), so
+/// its transaction rolls back, and its session goes back to the consumer's pool. The broker
+/// delivers the event again, to a worker with another connection. That delivery must apply the
+/// event, once: nothing the failed one did, or left in its session, may stand in the way.
+pub async fn cancelled_delivery_then_redelivery<H: Handler>(
+    subject: Subject<H>,
+) -> Result<(), Violation> {
+    let during = Delivery::Story(
+        "payment.succeeded pay-1 was delivered, its statement was cancelled while it waited for \
+         the order (as a statement timeout would), and the event was delivered again on another \
+         connection (a scripted interleaving)",
+    );
+    let (db, orders) = prepare(&subject, during).await?;
+    orders
+        .place("ord-1", AMOUNT_CENTS)
+        .await
+        .map_err(Violation::setup(during))?;
+    let event = succeeded("pay-1", "ord-1");
+    let script = Script::new(&subject.handler, shown)
+        .sql("holder", "lock", LOCK_ORDER_ROW)
+        .sql("holder", "commit", "COMMIT")
+        .deliver("worker-1", "first", event.clone())
+        .cancel("timeout", "worker-1")
+        .deliver("worker-2", "again", event.clone());
+    let permutation = "lock first timeout commit again";
+    // ANCHOR_END: cancelled_then_redelivered
+    let mut interleaving = Interleaving::new(&db)
+        .await
+        .map_err(Violation::setup(during))?;
+    let ran = (interleaving.run(&db, script, permutation, describe).await)
+        .map_err(|e| stuck_or_setup(e, interleaving.trace(), during))?;
+    let cancelled = ran.cancelled("worker-1");
+    let mut delivered = Vec::new();
+    let mut hidden = None;
+    for (worker, outcome) in ran.outcomes {
+        match outcome {
+            // The cancelled delivery's error is the one this scenario causes: it is right.
+            Err(_) if cancelled && worker == "worker-1" => {}
+            Ok(outcome) if cancelled && worker == "worker-1" => hidden = Some(outcome),
+            outcome => delivered.push((event.clone(), outcome)),
+        }
+    }
+
+    let observed = orders
+        .observe("ord-1", std::slice::from_ref(&event))
+        .await
+        .map_err(Violation::setup(during))?;
+    interleaving.note(observed.summary());
+    let trace = interleaving.trace().clone();
+    verdict(
+        &Expect::ResolvedBy(vec![event]),
+        &observed,
+        &delivered,
+        during,
+        Some(&trace),
+    )?;
+    if let Some(outcome) = hidden {
+        return Err(Violation {
+            kind: ViolationKind::FailureHidden { outcome },
+            during,
+            trace: Some(trace),
+        });
+    }
+    kit::passing_trace("cancelled_delivery_then_redelivery", &trace);
+    Ok(())
+}
