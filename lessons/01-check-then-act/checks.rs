@@ -116,6 +116,14 @@ pub async fn suite<H: Handler>(handler: H, crate_migrations: &'static str) -> Ve
             "forced_interleaving",
             scenarios::forced_interleaving(subject()),
         ),
+        named(
+            "cancelled_then_redelivered",
+            scenarios::cancelled_then_redelivered(subject()),
+        ),
+        named(
+            "two_events_race_for_one_account",
+            scenarios::two_events_race_for_one_account(subject()),
+        ),
     ];
     for (workers, name) in BARRIERS {
         all.push(named(name, scenarios::barrier(subject(), workers)));
@@ -156,7 +164,10 @@ mod tests {
     /// The chapter's point: the sequential test cannot tell the broken handler from the fix.
     #[tokio::test]
     async fn exercise_passes_the_sequential_test() -> Result<(), Violation> {
-        scenarios::sequential_redelivery(super::exercise()).await
+        scenarios::sequential_redelivery(super::exercise()).await?;
+        // Nor does the check fail a cancelled delivery, or two different events.
+        scenarios::cancelled_then_redelivered(super::exercise()).await?;
+        scenarios::two_events_race_for_one_account(super::exercise()).await
     }
 
     #[tokio::test]

@@ -25,6 +25,19 @@ async fn a_delivery_racing_an_uncommitted_one_changes_nothing() -> Result<(), Vi
     scenarios::forced_interleaving(subject!(handler::apply_credit)).await
 }
 
+/// A delivery cancelled while it waits (as by a statement timeout) keeps nothing, and leaves
+/// nothing in its session: the redelivery, on another connection, credits the event.
+#[tokio::test]
+async fn a_redelivery_after_a_cancelled_delivery_credits_the_event() -> Result<(), Violation> {
+    scenarios::cancelled_then_redelivered(subject!(handler::apply_credit)).await
+}
+
+/// Two different events racing for one account both credit it: neither is a duplicate.
+#[tokio::test]
+async fn two_events_racing_for_one_account_both_credit() -> Result<(), Violation> {
+    scenarios::two_events_race_for_one_account(subject!(handler::apply_credit)).await
+}
+
 /// The essay's barrier test, on a runtime with real parallelism.
 #[rstest]
 #[case::two_workers(2)]

@@ -47,6 +47,16 @@ pub enum ViolationKind {
     ErrorHidden { outcome: crate::Outcome },
     /// A delivery that credited nothing left the event recorded as applied.
     RecordedWithoutEffect,
+    /// A delivery whose statement was cancelled (57014) reported an outcome instead of the
+    /// error, although its transaction rolled back.
+    FailureHidden { outcome: crate::Outcome },
+    /// A different event (not a redelivery) was reported as handled already.
+    OtherEventTakenForADuplicate { outcome: crate::Outcome },
+    /// Two different events were delivered and reported applied, but the balance lacks a credit.
+    CreditLost {
+        balance_cents: i64,
+        expected_cents: i64,
+    },
     /// A delivery returned, and its session still held a lock or an open transaction.
     LeftBehind { detail: String },
     /// A worker neither finished nor waited on a database lock: it waited on something in the
@@ -65,6 +75,11 @@ pub enum Delivery {
     ToUnknownAccount,
     /// Two workers, the second started while the first was inside its transaction.
     Scripted { workers: usize },
+    /// Once, cancelled while it waited, then again on another connection.
+    CancelledThenRedelivered,
+    /// Two different events for one account, the second while the first was inside its
+    /// transaction.
+    TwoEventsForOneAccount,
     /// `workers` workers released together by a barrier, in round `round` of `rounds`.
     Barrier {
         workers: usize,
@@ -86,6 +101,18 @@ impl fmt::Display for Delivery {
                 f,
                 "reached {workers} workers, the second while the first was still inside its \
                  transaction (a scripted interleaving)"
+            ),
+            Delivery::CancelledThenRedelivered => write!(
+                f,
+                "was delivered, its statement was cancelled while it waited for the account (as \
+                 a statement timeout would), and it was delivered again on another connection \
+                 (a scripted interleaving)"
+            ),
+            Delivery::TwoEventsForOneAccount => write!(
+                f,
+                "evt-1 and a different event for the same account, evt-2, reached two workers, \
+                 the second while the first was still inside its transaction (a scripted \
+                 interleaving)"
             ),
             Delivery::Barrier {
                 workers,
@@ -231,6 +258,33 @@ impl Explain<Delivery> for ViolationKind {
                  a second process (another replica, a restarted consumer) would not wait for \
                  it.\n{}",
                 see("Why the if-statement cannot work")
+            ),
+            ViolationKind::FailureHidden { outcome } => write!(
+                f,
+                "the event {during}; the first delivery's statement was cancelled (SQLSTATE \
+                 57014) and its transaction rolled back, so nothing of it was kept, yet the \
+                 handler reported {outcome:?}. A sender stops redelivering on such a report: \
+                 had this redelivery not been scripted, the credit would be lost. Only a \
+                 duplicate means \"already applied\"; every other error stays an error.\n{}",
+                see("Losing cleanly")
+            ),
+            ViolationKind::OtherEventTakenForADuplicate { outcome } => write!(
+                f,
+                "the event {during}; a delivery reported {outcome:?}, but the two events have \
+                 different ids: neither is a redelivery of the other, and both must be \
+                 credited. Whatever decided \"already applied\" compared something the two \
+                 events share, not the event id.\n{}",
+                see("The migration")
+            ),
+            ViolationKind::CreditLost {
+                balance_cents,
+                expected_cents,
+            } => write!(
+                f,
+                "the event {during}; the account holds {balance_cents} cents, but the two \
+                 credits add up to {expected_cents}, and both deliveries reported Applied: one \
+                 credit overwrote the other instead of adding to it, or was never recorded.\n{}",
+                see("The fix")
             ),
             ViolationKind::LeftBehind { detail } => write!(
                 f,

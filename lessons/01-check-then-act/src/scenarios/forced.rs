@@ -5,10 +5,11 @@ use crate::judge::judge;
 use crate::{CreditEvent, Delivery, Handler, Subject, Violation, ViolationKind};
 
 /// The holder's lock on the account's row: a worker stops at its first touch of the account.
-const LOCK_ACCOUNT_ROW: &str = "BEGIN; SELECT 1 FROM accounts WHERE id = 'acc-1' FOR UPDATE";
+pub(super) const LOCK_ACCOUNT_ROW: &str =
+    "BEGIN; SELECT 1 FROM accounts WHERE id = 'acc-1' FOR UPDATE";
 
 /// How the trace shows a delivery.
-fn shown(event: &CreditEvent) -> String {
+pub(super) fn shown(event: &CreditEvent) -> String {
     format!("apply_credit({}, +{AMOUNT_CENTS})", event.id())
 }
 

@@ -2,13 +2,17 @@
 //! handler and its schema), builds a fresh database, delivers an event, and judges the result.
 
 mod barrier;
+mod cancelled;
 mod forced;
 mod sequential;
+mod two_events;
 mod unknown_account;
 
 pub use barrier::{BARRIER_ROUNDS, barrier};
+pub use cancelled::cancelled_then_redelivered;
 pub use forced::forced_interleaving;
 pub use sequential::sequential_redelivery;
+pub use two_events::two_events_race_for_one_account;
 pub use unknown_account::unknown_account;
 
 use kit::TestDatabase;
