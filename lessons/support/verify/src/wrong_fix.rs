@@ -178,3 +178,29 @@ pub fn scenarios_called(source: &str) -> Vec<String> {
     }
     names
 }
+
+/// The instructor appendix's table of a lesson's wrong fixes, one row per catalogue entry:
+/// the book shows what the suite is proved to do with each, and `tests/book.rs` fails when the
+/// table and the catalogue disagree.
+pub fn appendix_table(fixes: &[&WrongFix]) -> String {
+    let mut table = String::from("| Entry | The student | What the suite does |\n|---|---|---|\n");
+    for fix in fixes {
+        let student = fix
+            .story
+            .strip_prefix("a student who ")
+            .unwrap_or(fix.story);
+        let verdict = match fix.expect {
+            Expect::Equivalent => "passes it: a correct fix".to_string(),
+            Expect::Caught { kinds, words } => {
+                let quoted: Vec<String> = words.iter().map(|w| format!("“{w}”")).collect();
+                format!(
+                    "fails it with {}, saying {}",
+                    kinds.join(" or "),
+                    quoted.join(", ")
+                )
+            }
+        };
+        table.push_str(&format!("| `{}` | {student} | {verdict} |\n", fix.name));
+    }
+    table
+}

@@ -79,3 +79,50 @@ fn markdown_files(dir: &Path) -> Vec<PathBuf> {
     files.sort();
     files
 }
+
+/// Each lesson's "Common wrong fixes" in the instructor appendix opens with the table of its
+/// catalogue (lessons/NN-key/wrong-fixes), between `<!-- wrong-fixes NN -->` and
+/// `<!-- /wrong-fixes -->`, so the book lists exactly the wrong fixes the suite is proved to
+/// catch or pass. `WORKBOOK_BLESS=1 cargo test -p workbook-verify --test book` rewrites them.
+#[test]
+fn the_appendix_lists_each_lessons_wrong_fixes_as_the_catalogue_has_them() {
+    let path = verify::workspace_root().join("book/src/appendix-instructor.md");
+    let text = std::fs::read_to_string(&path).expect("the appendix");
+    let mut updated = text.clone();
+    let mut stale = Vec::new();
+    for lesson in catalog::LESSONS {
+        let mut fixes: Vec<_> = (verify::wrong_fixes::WRONG_FIXES.iter())
+            .filter(|fix| fix.lesson == lesson.number)
+            .collect();
+        fixes.sort_by_key(|fix| fix.name);
+        let table = verify::wrong_fix::appendix_table(&fixes);
+        let open = format!("<!-- wrong-fixes {} -->\n", lesson.number);
+        let close = "<!-- /wrong-fixes -->";
+        let Some(start) = updated.find(&open).map(|i| i + open.len()) else {
+            stale.push(format!(
+                "lesson {}: no `{}` marker",
+                lesson.number,
+                open.trim()
+            ));
+            continue;
+        };
+        let end = start + updated[start..].find(close).expect("a closing marker");
+        if updated[start..end] != table {
+            stale.push(format!("lesson {}'s table", lesson.number));
+            updated.replace_range(start..end, &table);
+        }
+    }
+    if stale.is_empty() {
+        return;
+    }
+    if std::env::var_os("WORKBOOK_BLESS").is_some() {
+        std::fs::write(&path, updated).expect("rewrite the appendix");
+        return;
+    }
+    panic!(
+        "book/src/appendix-instructor.md disagrees with the wrong-fix catalogues: {}.\nRun \
+         `WORKBOOK_BLESS=1 cargo test -p workbook-verify --test book` to rewrite the tables, and \
+         review the diff.",
+        stale.join(", ")
+    );
+}
