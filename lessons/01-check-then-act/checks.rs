@@ -79,7 +79,7 @@ fn probes() -> Vec<Probe> {
         .map(|&test| {
             let rounds = match test {
                 RaceTest::ForcedInterleaving => 1,
-                RaceTest::Barrier { .. } => scenarios::BARRIER_ROUNDS,
+                RaceTest::Barrier { workers } => scenarios::barrier_rounds(workers),
             };
             Probe::new(test.name(), rounds, move |side| async move {
                 let result = match side {

@@ -8,7 +8,7 @@ mod sequential;
 mod two_events;
 mod unknown_account;
 
-pub use barrier::{BARRIER_ROUNDS, barrier};
+pub use barrier::{BARRIER_ROUNDS, barrier, barrier_rounds};
 pub use cancelled::cancelled_then_redelivered;
 pub use forced::forced_interleaving;
 pub use sequential::sequential_redelivery;
