@@ -124,6 +124,10 @@ pub async fn suite<H: Handler>(handler: H, crate_migrations: &'static str) -> Ve
             "two_events_race_for_one_account",
             scenarios::two_events_race_for_one_account(subject()),
         ),
+        named(
+            "other_accounts_do_not_wait",
+            scenarios::other_accounts_do_not_wait(subject()),
+        ),
     ];
     for (workers, name) in BARRIERS {
         all.push(named(name, scenarios::barrier(subject(), workers)));
@@ -167,7 +171,8 @@ mod tests {
         scenarios::sequential_redelivery(super::exercise()).await?;
         // Nor does the check fail a cancelled delivery, or two different events.
         scenarios::cancelled_then_redelivered(super::exercise()).await?;
-        scenarios::two_events_race_for_one_account(super::exercise()).await
+        scenarios::two_events_race_for_one_account(super::exercise()).await?;
+        scenarios::other_accounts_do_not_wait(super::exercise()).await
     }
 
     #[tokio::test]

@@ -38,6 +38,12 @@ async fn two_events_racing_for_one_account_both_credit() -> Result<(), Violation
     scenarios::two_events_race_for_one_account(subject!(handler::apply_credit)).await
 }
 
+/// An event for another account goes through while one account's row is locked.
+#[tokio::test]
+async fn an_event_for_another_account_does_not_wait() -> Result<(), Violation> {
+    scenarios::other_accounts_do_not_wait(subject!(handler::apply_credit)).await
+}
+
 /// The essay's barrier test, on a runtime with real parallelism.
 #[rstest]
 #[case::two_workers(2)]

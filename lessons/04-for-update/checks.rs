@@ -59,9 +59,15 @@ async fn terminal_guard_only_handler(
 }
 // ANCHOR_END: terminal_guard_only
 
-pub const RACE_TESTS: [SagaTest; 4] = {
+pub const RACE_TESTS: [SagaTest; 5] = {
     let [two, eight, thirty_two] = saga::barriers(Mix::Contradicting);
-    [SagaTest::ContradictingRace, two, eight, thirty_two]
+    [
+        SagaTest::ContradictingRace,
+        SagaTest::ContradictingRacePastAReader,
+        two,
+        eight,
+        thirty_two,
+    ]
 };
 
 /// Two different events both moved the order.
@@ -89,6 +95,10 @@ pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> V
         named(
             "contradicting_events_race",
             scenarios::contradicting_events_race(subject()),
+        ),
+        named(
+            "contradicting_events_race_past_a_reader",
+            scenarios::contradicting_events_race_past_a_reader(subject()),
         ),
         named(
             "cancelled_delivery_then_redelivery",
@@ -133,11 +143,41 @@ mod tests {
         Ok(())
     }
 
+    #[tokio::test]
+    async fn exercise_resolves_the_order_twice_past_a_reader() -> Result<(), Complaint> {
+        let result = scenarios::contradicting_events_race_past_a_reader(super::exercise()).await;
+        let why = "both deliveries read 'pending' before either committed";
+        expect(result, super::is_intended, why).map(drop)
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn exercise_resolves_the_order_twice_under_the_barrier() -> Result<(), Complaint> {
         let result = scenarios::barrier(super::exercise(), Mix::Contradicting, 8).await;
         let why = "the status is read without a lock";
         expect(result, super::is_intended, why).map(drop)
+    }
+
+    /// The wrong fix `for-share`, caught for one reason every run: past a reader's share lock,
+    /// both deliveries read "pending" under FOR SHARE, and then each waits for the other's share
+    /// lock to write, so PostgreSQL aborts one with a deadlock (40P01).
+    #[tokio::test]
+    async fn a_shared_status_lock_deadlocks_past_a_reader() -> Result<(), Complaint> {
+        let for_share = |pool: sqlx::PgPool, event| async move {
+            crate::wrong_fixes::lesson_04::for_share::apply_payment_result(&pool, &event).await
+        };
+        let result =
+            scenarios::contradicting_events_race_past_a_reader(crate::saga::subject(&for_share))
+                .await;
+        let deadlock = |kind: &ViolationKind| {
+            matches!(
+                kind,
+                ViolationKind::HandlerFailed {
+                    cause: order_saga::FailureCause::Deadlock,
+                    ..
+                }
+            )
+        };
+        expect(result, deadlock, "two share locks, then two writes").map(drop)
     }
 
     /// One event at a time, the unlocked status check is enough: the race needs two at once.

@@ -50,6 +50,10 @@ pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> V
             scenarios::crash_before_the_effect_then_redelivery(subject()),
         ),
         named(
+            "contradicting_events_race_past_a_reader",
+            scenarios::contradicting_events_race_past_a_reader(subject()),
+        ),
+        named(
             "cancelled_delivery_then_redelivery",
             scenarios::cancelled_delivery_then_redelivery(subject()),
         ),

@@ -31,6 +31,14 @@ async fn a_delivery_that_dies_before_the_change_is_applied_by_the_redelivery()
         .await
 }
 
+/// The same race while another session reads the order under a share lock: the deliveries
+/// reach their writes before anything stops them.
+#[tokio::test]
+async fn contradicting_events_racing_past_a_reader_resolve_it_once() -> Result<(), Violation> {
+    scenarios::contradicting_events_race_past_a_reader(subject!(handler::apply_payment_result))
+        .await
+}
+
 /// A delivery cancelled while it waits (as by a statement timeout) keeps nothing, and leaves
 /// nothing in its session: the redelivery, on another connection, applies the event.
 #[tokio::test]

@@ -57,6 +57,8 @@ pub enum ViolationKind {
         balance_cents: i64,
         expected_cents: i64,
     },
+    /// An event for another account waited while one account's row was locked.
+    WaitedOnAnotherAccount,
     /// A delivery returned, and its session still held a lock or an open transaction.
     LeftBehind { detail: String },
     /// A worker neither finished nor waited on a database lock: it waited on something in the
@@ -80,6 +82,8 @@ pub enum Delivery {
     /// Two different events for one account, the second while the first was inside its
     /// transaction.
     TwoEventsForOneAccount,
+    /// An event for another account while a delivery waited for the first account's row.
+    AnotherAccount,
     /// `workers` workers released together by a barrier, in round `round` of `rounds`.
     Barrier {
         workers: usize,
@@ -113,6 +117,11 @@ impl fmt::Display for Delivery {
                 "evt-1 and a different event for the same account, evt-2, reached two workers, \
                  the second while the first was still inside its transaction (a scripted \
                  interleaving)"
+            ),
+            Delivery::AnotherAccount => write!(
+                f,
+                "evt-1 for acc-1 waited for acc-1's row, and meanwhile evt-2, for another \
+                 account, acc-2, reached a second worker (a scripted interleaving)"
             ),
             Delivery::Barrier {
                 workers,
@@ -285,6 +294,16 @@ impl Explain<Delivery> for ViolationKind {
                  credits add up to {expected_cents}, and both deliveries reported Applied: one \
                  credit overwrote the other instead of adding to it, or was never recorded.\n{}",
                 see("The fix")
+            ),
+            ViolationKind::WaitedOnAnotherAccount => write!(
+                f,
+                "the event {during}; both accounts ended right, but the delivery for acc-2 had \
+                 to wait while another session held acc-1's row: it was seen waiting on a lock \
+                 when it started. Nothing about acc-2 or evt-2 was locked, so the handler locks \
+                 more than its event is about (a whole table, or one advisory key shared by \
+                 every event). That is still correct, but one slow delivery now holds up every \
+                 account's, and the consumer handles one event at a time.\n{}",
+                see("What the second insert does")
             ),
             ViolationKind::LeftBehind { detail } => write!(
                 f,

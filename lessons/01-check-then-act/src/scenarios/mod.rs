@@ -4,6 +4,7 @@
 mod barrier;
 mod cancelled;
 mod forced;
+mod other_accounts;
 mod sequential;
 mod two_events;
 mod unknown_account;
@@ -11,6 +12,7 @@ mod unknown_account;
 pub use barrier::{BARRIER_ROUNDS, barrier, barrier_rounds};
 pub use cancelled::cancelled_then_redelivered;
 pub use forced::forced_interleaving;
+pub use other_accounts::other_accounts_do_not_wait;
 pub use sequential::sequential_redelivery;
 pub use two_events::two_events_race_for_one_account;
 pub use unknown_account::unknown_account;

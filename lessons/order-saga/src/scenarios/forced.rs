@@ -15,6 +15,7 @@ use crate::{Delivery, Handler, PaymentEvent, Subject, Violation};
 async fn race_inside_a_transaction<H: Handler>(
     subject: Subject<H>,
     during: Delivery,
+    lock: &str,
     first: PaymentEvent,
     second: PaymentEvent,
     snapshot: &str,
@@ -26,7 +27,7 @@ async fn race_inside_a_transaction<H: Handler>(
         .map_err(Violation::setup(during))?;
     // ANCHOR: race_script
     let script = Script::new(&subject.handler, shown)
-        .sql("holder", "lock", LOCK_ORDER_ROW)
+        .sql("holder", "lock", lock)
         .sql("holder", "commit", "COMMIT")
         .deliver("worker-1", "first", first.clone())
         .deliver("worker-2", "second", second.clone());
@@ -69,6 +70,7 @@ pub async fn duplicate_races_an_uncommitted_delivery<H: Handler>(
             "payment.succeeded pay-1 reached two workers, the second while the first was still \
              inside its transaction (a scripted interleaving)",
         ),
+        LOCK_ORDER_ROW,
         event.clone(),
         event,
         "duplicate_races_an_uncommitted_delivery",
@@ -89,6 +91,7 @@ pub async fn contradicting_events_race<H: Handler>(subject: Subject<H>) -> Resul
              pending order, the second while the first was still inside its transaction (a \
              scripted interleaving)",
         ),
+        LOCK_ORDER_ROW,
         succeeded("pay-1", "ord-1"),
         failed("pay-2", "ord-1"),
         "contradicting_events_race",
@@ -96,3 +99,33 @@ pub async fn contradicting_events_race<H: Handler>(subject: Subject<H>) -> Resul
     .await
 }
 // ANCHOR_END: contradicting_race
+
+/// A share lock on the order's row, as a report reading it `FOR SHARE` would hold: every read
+/// gets past it, even a locking one as weak as itself, and a delivery stops at its first write.
+const SHARE_ORDER_ROW: &str = "BEGIN; SELECT 1 FROM orders WHERE id = 'ord-1' FOR SHARE";
+
+// ANCHOR: race_past_a_reader
+/// Guard 2's race again, with the holder only *reading* the order under a share lock. Both
+/// deliveries now get as far as their first write before anything stops them, so a guard whose
+/// read lock is shared (`FOR SHARE`) lets both read "pending", and the two then wait on each
+/// other's share lock to write: a deadlock, every run. `FOR UPDATE` waits for the reader, then
+/// serialises the two as before.
+pub async fn contradicting_events_race_past_a_reader<H: Handler>(
+    subject: Subject<H>,
+) -> Result<(), Violation> {
+    race_inside_a_transaction(
+        subject,
+        Delivery::Story(
+            "payment.succeeded pay-1 and payment.failed pay-2 reached two workers for the same \
+             pending order while another session held a share lock on it (a report reading it \
+             FOR SHARE), the second while the first was still inside its transaction (a \
+             scripted interleaving)",
+        ),
+        SHARE_ORDER_ROW,
+        succeeded("pay-1", "ord-1"),
+        failed("pay-2", "ord-1"),
+        "contradicting_events_race_past_a_reader",
+    )
+    .await
+}
+// ANCHOR_END: race_past_a_reader

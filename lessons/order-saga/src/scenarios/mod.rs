@@ -11,7 +11,10 @@ mod sequential;
 
 pub use barrier::{BARRIER_ROUNDS, Mix, barrier, barrier_rounds};
 pub use cancelled::cancelled_delivery_then_redelivery;
-pub use forced::{contradicting_events_race, duplicate_races_an_uncommitted_delivery};
+pub use forced::{
+    contradicting_events_race, contradicting_events_race_past_a_reader,
+    duplicate_races_an_uncommitted_delivery,
+};
 pub use killed::{
     crash_before_the_effect_then_redelivery, crash_before_the_outbox_row_then_redelivery,
     first_delivery_dies_while_a_duplicate_waits,

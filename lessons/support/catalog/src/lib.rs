@@ -86,6 +86,7 @@ pub const LESSONS: &[Lesson] = &[
         intended_failure: "an order resolved twice by contradicting events",
         repeat: &[
             "forced: contradicting events",
+            "forced: contradicting, past a reader",
             "barrier, 2 workers",
             "barrier, 8 workers",
             "barrier, 32 workers",

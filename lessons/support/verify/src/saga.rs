@@ -13,6 +13,7 @@ pub enum SagaTest {
     CrashBeforeTheOutboxRow,
     CancelledThenRedelivered,
     ContradictingRace,
+    ContradictingRacePastAReader,
     Barrier { mix: Mix, workers: usize },
 }
 
@@ -25,6 +26,7 @@ impl SagaTest {
             SagaTest::CrashBeforeTheOutboxRow => "fault: crash before the outbox row".into(),
             SagaTest::CancelledThenRedelivered => "fault: cancelled, then redelivered".into(),
             SagaTest::ContradictingRace => "forced: contradicting events".into(),
+            SagaTest::ContradictingRacePastAReader => "forced: contradicting, past a reader".into(),
             SagaTest::Barrier { workers, .. } => format!("barrier, {workers} workers"),
         }
     }
@@ -54,6 +56,9 @@ impl SagaTest {
                 scenarios::cancelled_delivery_then_redelivery(subject).await
             }
             SagaTest::ContradictingRace => scenarios::contradicting_events_race(subject).await,
+            SagaTest::ContradictingRacePastAReader => {
+                scenarios::contradicting_events_race_past_a_reader(subject).await
+            }
             SagaTest::Barrier { mix, workers } => scenarios::barrier(subject, mix, workers).await,
         }
     }
