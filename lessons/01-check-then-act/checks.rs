@@ -121,6 +121,10 @@ pub async fn suite<H: Handler>(handler: H, crate_migrations: &'static str) -> Ve
             scenarios::cancelled_then_redelivered(subject()),
         ),
         named(
+            "killed_then_redelivered",
+            scenarios::killed_then_redelivered(subject()),
+        ),
+        named(
             "two_events_race_for_one_account",
             scenarios::two_events_race_for_one_account(subject()),
         ),
@@ -171,6 +175,7 @@ mod tests {
         scenarios::sequential_redelivery(super::exercise()).await?;
         // Nor does the check fail a cancelled delivery, or two different events.
         scenarios::cancelled_then_redelivered(super::exercise()).await?;
+        scenarios::killed_then_redelivered(super::exercise()).await?;
         scenarios::two_events_race_for_one_account(super::exercise()).await?;
         scenarios::other_accounts_do_not_wait(super::exercise()).await
     }

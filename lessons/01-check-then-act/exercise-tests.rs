@@ -32,6 +32,12 @@ async fn a_redelivery_after_a_cancelled_delivery_credits_the_event() -> Result<(
     scenarios::cancelled_then_redelivered(subject!(handler::apply_credit)).await
 }
 
+/// A delivery whose worker dies while it waits keeps nothing: the redelivery credits the event.
+#[tokio::test]
+async fn a_redelivery_after_a_killed_delivery_credits_the_event() -> Result<(), Violation> {
+    scenarios::killed_then_redelivered(subject!(handler::apply_credit)).await
+}
+
 /// Two different events racing for one account both credit it: neither is a duplicate.
 #[tokio::test]
 async fn two_events_racing_for_one_account_both_credit() -> Result<(), Violation> {

@@ -79,6 +79,8 @@ pub enum Delivery {
     Scripted { workers: usize },
     /// Once, cancelled while it waited, then again on another connection.
     CancelledThenRedelivered,
+    /// Once, killed while it waited, then again on another connection.
+    KilledThenRedelivered,
     /// Two different events for one account, the second while the first was inside its
     /// transaction.
     TwoEventsForOneAccount,
@@ -111,6 +113,12 @@ impl fmt::Display for Delivery {
                 "was delivered, its statement was cancelled while it waited for the account (as \
                  a statement timeout would), and it was delivered again on another connection \
                  (a scripted interleaving)"
+            ),
+            Delivery::KilledThenRedelivered => write!(
+                f,
+                "was delivered, its worker died while it waited for the account (its session \
+                 killed), and it was delivered again on another connection (a scripted \
+                 interleaving)"
             ),
             Delivery::TwoEventsForOneAccount => write!(
                 f,

@@ -2,7 +2,7 @@
 //! handler and its schema), builds a fresh database, delivers an event, and judges the result.
 
 mod barrier;
-mod cancelled;
+mod failed;
 mod forced;
 mod other_accounts;
 mod sequential;
@@ -10,7 +10,7 @@ mod two_events;
 mod unknown_account;
 
 pub use barrier::{BARRIER_ROUNDS, barrier, barrier_rounds};
-pub use cancelled::cancelled_then_redelivered;
+pub use failed::{cancelled_then_redelivered, killed_then_redelivered};
 pub use forced::forced_interleaving;
 pub use other_accounts::other_accounts_do_not_wait;
 pub use sequential::sequential_redelivery;

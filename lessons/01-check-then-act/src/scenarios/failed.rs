@@ -5,13 +5,39 @@ use super::{credit_event, prepare};
 use crate::judge::judge;
 use crate::{Delivery, Handler, Subject, Violation, ViolationKind};
 
+/// How the first delivery fails, for a reason of its own.
+#[derive(Clone, Copy)]
+enum Fault {
+    /// Its statement is cancelled (57014); its session lives on in the pool.
+    Cancelled,
+    /// Its session is terminated, as when the process dies.
+    Killed,
+}
+
 // ANCHOR: cancelled
 /// A delivery that fails for a reason of its own: its statement is cancelled while it waits
 /// for the account (as `statement_timeout` would cancel it), its transaction rolls back, and its
 /// session goes back to the pool. The event is delivered again, to a worker with another
 /// connection, which must credit it once.
 pub async fn cancelled_then_redelivered<H: Handler>(subject: Subject<H>) -> Result<(), Violation> {
-    let during = Delivery::CancelledThenRedelivered;
+    failed_then_redelivered(subject, Fault::Cancelled).await
+}
+// ANCHOR_END: cancelled
+
+/// The same with the first delivery's session killed, as when its process dies: its
+/// transaction rolls back, and the redelivery must credit the event once.
+pub async fn killed_then_redelivered<H: Handler>(subject: Subject<H>) -> Result<(), Violation> {
+    failed_then_redelivered(subject, Fault::Killed).await
+}
+
+async fn failed_then_redelivered<H: Handler>(
+    subject: Subject<H>,
+    fault: Fault,
+) -> Result<(), Violation> {
+    let during = match fault {
+        Fault::Cancelled => Delivery::CancelledThenRedelivered,
+        Fault::Killed => Delivery::KilledThenRedelivered,
+    };
     let (db, ledger) = prepare(&subject, during).await?;
     ledger
         .open_account("acc-1")
@@ -22,16 +48,18 @@ pub async fn cancelled_then_redelivered<H: Handler>(subject: Subject<H>) -> Resu
         .sql("holder", "lock", LOCK_ACCOUNT_ROW)
         .sql("holder", "commit", "COMMIT")
         .deliver("worker-1", "first", event.clone())
-        .cancel("timeout", "worker-1")
         .deliver("worker-2", "again", event.clone());
-    // ANCHOR_END: cancelled
+    let script = match fault {
+        Fault::Cancelled => script.cancel("fail", "worker-1"),
+        Fault::Killed => script.kill("fail", "worker-1"),
+    };
     let mut interleaving = Interleaving::new(&db)
         .await
         .map_err(Violation::setup(during))?;
     let ran = (interleaving.run(
         &db,
         script,
-        "lock first timeout commit again",
+        "lock first fail commit again",
         kit::describe_outcome,
     ))
     .await
@@ -66,6 +94,12 @@ pub async fn cancelled_then_redelivered<H: Handler>(subject: Subject<H>) -> Resu
     if let Some(outcome) = hidden {
         return Err(violation(ViolationKind::FailureHidden { outcome }));
     }
-    kit::passing_trace("cancelled_then_redelivered", &trace);
+    kit::passing_trace(
+        match fault {
+            Fault::Cancelled => "cancelled_then_redelivered",
+            Fault::Killed => "killed_then_redelivered",
+        },
+        &trace,
+    );
     Ok(())
 }
