@@ -184,11 +184,7 @@ impl Interleaving {
                     workers.push((worker, started));
                 }
                 Action::Kill { worker } => {
-                    let at = workers
-                        .iter()
-                        .position(|(name, _)| *name == worker)
-                        .unwrap_or_else(|| panic!("step {name:?} kills {worker:?}, not running"));
-                    let (_, victim) = workers.remove(at);
+                    let (_, victim) = workers.remove(position_of(&workers, &worker, name));
                     if victim.was_waiting() {
                         // What a killed delivery returns (its connection's error) is not kept:
                         // nobody is left to hear it.
@@ -204,10 +200,7 @@ impl Interleaving {
                     }
                 }
                 Action::Cancel { worker } => {
-                    let at = workers
-                        .iter()
-                        .position(|(name, _)| *name == worker)
-                        .unwrap_or_else(|| panic!("step {name:?} cancels {worker:?}, not running"));
+                    let at = position_of(&workers, &worker, name);
                     // A worker that had finished already had no statement to cancel.
                     let waited = workers[at].1.was_waiting();
                     if waited {
@@ -227,33 +220,46 @@ impl Interleaving {
                 }
             }
         }
-        // A delivery waiting on one that has returned waits forever: say what that one left.
-        let running = |name: &String, workers: &[(String, Worker<_>)]| {
-            (workers.iter()).any(|(w, worker)| w == name && worker.was_waiting())
-        };
-        for (name, pool) in &pools {
-            if running(name, &workers) {
-                continue;
-            }
-            let waiting = workers
-                .iter()
-                .find(|(_, w)| w.waiting_on().contains(name))
-                .map(|(waiting, _)| waiting.as_str());
-            self.left_behind(name, pool, waiting).await?;
-        }
-        let still_running: Vec<String> = (pools.iter())
-            .filter(|(name, _)| running(name, &workers))
-            .map(|(name, _)| name.clone())
+        let returned: Vec<&str> = (pools.iter())
+            .map(|(name, _)| name.as_str())
+            .filter(|name| {
+                !workers
+                    .iter()
+                    .any(|(w, worker)| w == name && worker.was_waiting())
+            })
             .collect();
+        // A delivery waiting on one that has returned waits forever: say what that one left.
+        for name in &returned {
+            let waiting = (workers.iter())
+                .find(|(_, w)| w.waiting_on().iter().any(|on| on == name))
+                .map(|(waiting, _)| waiting.as_str());
+            self.left_behind(name, pool_of(&pools, name), waiting)
+                .await?;
+        }
         for (worker, running) in workers {
             let result = self.finish(running, &describe).await?;
             ran.outcomes.push((worker, result));
         }
         for (name, pool) in &pools {
-            if still_running.contains(name) {
+            if !returned.contains(&name.as_str()) {
                 self.left_behind(name, pool, None).await?;
             }
         }
         Ok(ran)
     }
+}
+
+/// Where `worker` is among the running workers. A step that names a worker the script never
+/// started, or one already killed or cancelled, is a broken scenario, and panics saying so.
+fn position_of<T>(workers: &[(String, Worker<T>)], worker: &str, step: &str) -> usize {
+    (workers.iter())
+        .position(|(name, _)| name == worker)
+        .unwrap_or_else(|| panic!("step {step:?} acts on {worker:?}, which is not running"))
+}
+
+fn pool_of<'a>(pools: &'a [(String, PgPool)], worker: &str) -> &'a PgPool {
+    let (_, pool) = (pools.iter())
+        .find(|(name, _)| name == worker)
+        .expect("every worker has its pool");
+    pool
 }
