@@ -23,12 +23,74 @@ impl Trace {
     }
 }
 
+/// The widest a trace line gets. The book's code column shows about 85 characters at a window
+/// 1280 pixels wide, and a trace whose punchline is scrolled out of sight teaches nothing.
+const WIDTH: usize = 80;
+
+/// Where every line's text starts: after the session's name, right-aligned in nine columns,
+/// and ": ".
+const TEXT_STARTS: usize = 11;
+
 impl fmt::Display for Trace {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for line in &self.lines {
-            writeln!(f, "{line}")?;
+            for part in wrapped(line) {
+                writeln!(f, "{part}")?;
+            }
         }
         Ok(())
+    }
+}
+
+/// `line` broken between words to at most [`WIDTH`] characters, the parts after the first
+/// indented two columns past where its text starts. A single word longer than that stays whole.
+fn wrapped(line: &str) -> Vec<String> {
+    if line.chars().count() <= WIDTH {
+        return vec![line.to_string()];
+    }
+    let split = line
+        .char_indices()
+        .nth(TEXT_STARTS)
+        .map_or(line.len(), |(i, _)| i);
+    let (prefix, text) = line.split_at(split);
+    let continued = " ".repeat(TEXT_STARTS + 2);
+    let mut parts = vec![prefix.to_string()];
+    for word in text.split(' ') {
+        let last = parts.last_mut().expect("at least the prefix");
+        let starts_line = last.len() == prefix.len() || *last == continued;
+        if starts_line {
+            last.push_str(word);
+        } else if last.chars().count() + 1 + word.chars().count() <= WIDTH {
+            last.push(' ');
+            last.push_str(word);
+        } else {
+            parts.push(format!("{continued}{word}"));
+        }
+    }
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_line_is_wrapped_between_words_under_its_text() {
+        let mut trace = Trace::default();
+        trace.note(
+            "ord-1 is confirmed, 2598 cents paid; outbox: order.confirmed (caused by pay-1); \
+             processed_events holds pay-1",
+        );
+        trace.step("worker-1", "<done> Applied");
+        assert_eq!(
+            trace.to_string(),
+            "       --  ord-1 is confirmed, 2598 cents paid; outbox: order.confirmed (caused\n\
+             \x20            by pay-1); processed_events holds pay-1\n\
+             \x20worker-1: <done> Applied\n"
+        );
+        for line in trace.to_string().lines() {
+            assert!(line.chars().count() <= WIDTH, "{line:?}");
+        }
     }
 }
 
