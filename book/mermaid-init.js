@@ -17,7 +17,13 @@
     }
 
     const theme = lastThemeWasLight ? 'default' : 'dark';
-    mermaid.initialize({ startOnLoad: true, theme });
+    // Larger text than mermaid's default: a wide sequence diagram is scaled down to the column,
+    // and its labels with it.
+    mermaid.initialize({
+        startOnLoad: true,
+        theme,
+        sequence: { actorFontSize: 17, messageFontSize: 17, noteFontSize: 16, wrap: true },
+    });
 
     // Simplest way to make mermaid re-render the diagrams in the new theme is via refreshing the page
 

@@ -71,26 +71,34 @@ fn check(chapter: &Path, target: &str) -> Result<(), String> {
 }
 
 fn markdown_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
-        .collect();
+    let mut files = Vec::new();
+    let entries =
+        std::fs::read_dir(dir).unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()));
+    for path in entries.filter_map(|entry| entry.ok().map(|e| e.path())) {
+        if path.is_dir() {
+            files.extend(markdown_files(&path));
+        } else if path.extension().is_some_and(|ext| ext == "md") {
+            files.push(path);
+        }
+    }
     files.sort();
     files
 }
 
-/// Each lesson's "Common wrong fixes" in the instructor appendix opens with the table of its
-/// catalogue (lessons/NN-key/wrong-fixes), between `<!-- wrong-fixes NN -->` and
-/// `<!-- /wrong-fixes -->`, so the book lists exactly the wrong fixes the suite is proved to
-/// catch or pass. `WORKBOOK_BLESS=1 cargo test -p workbook-verify --test book` rewrites them.
+/// Each lesson's "Common wrong fixes" in its instructor's notes (`book/src/instructor/NN-key.md`)
+/// opens with the table of its catalogue (lessons/NN-key/wrong-fixes), between
+/// `<!-- wrong-fixes NN -->` and `<!-- /wrong-fixes -->`, so the book lists exactly the wrong
+/// fixes the suite is proved to catch or pass.
+/// `WORKBOOK_BLESS=1 cargo test -p workbook-verify --test book` rewrites the tables.
 #[test]
-fn the_appendix_lists_each_lessons_wrong_fixes_as_the_catalogue_has_them() {
-    let path = verify::workspace_root().join("book/src/appendix-instructor.md");
-    let text = std::fs::read_to_string(&path).expect("the appendix");
-    let mut updated = text.clone();
+fn the_instructors_notes_list_each_lessons_wrong_fixes_as_the_catalogue_has_them() {
     let mut stale = Vec::new();
     for lesson in catalog::LESSONS {
+        let path = workspace_root().join(format!("book/src/instructor/{}.md", lesson.folder));
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            stale.push(format!("lesson {}: no {}", lesson.number, path.display()));
+            continue;
+        };
         let mut fixes: Vec<_> = (verify::wrong_fixes::WRONG_FIXES.iter())
             .filter(|fix| fix.lesson == lesson.number)
             .collect();
@@ -98,29 +106,25 @@ fn the_appendix_lists_each_lessons_wrong_fixes_as_the_catalogue_has_them() {
         let table = verify::wrong_fix::appendix_table(&fixes);
         let open = format!("<!-- wrong-fixes {} -->\n", lesson.number);
         let close = "<!-- /wrong-fixes -->";
-        let Some(start) = updated.find(&open).map(|i| i + open.len()) else {
-            stale.push(format!(
-                "lesson {}: no `{}` marker",
-                lesson.number,
-                open.trim()
-            ));
+        let Some(start) = text.find(&open).map(|i| i + open.len()) else {
+            stale.push(format!("{}: no `{}` marker", path.display(), open.trim()));
             continue;
         };
-        let end = start + updated[start..].find(close).expect("a closing marker");
-        if updated[start..end] != table {
-            stale.push(format!("lesson {}'s table", lesson.number));
+        let end = start + text[start..].find(close).expect("a closing marker");
+        if text[start..end] == table {
+            continue;
+        }
+        if std::env::var_os("WORKBOOK_BLESS").is_some() {
+            let mut updated = text.clone();
             updated.replace_range(start..end, &table);
+            std::fs::write(&path, updated).expect("rewrite the instructor's notes");
+        } else {
+            stale.push(format!("{}'s table", path.display()));
         }
     }
-    if stale.is_empty() {
-        return;
-    }
-    if std::env::var_os("WORKBOOK_BLESS").is_some() {
-        std::fs::write(&path, updated).expect("rewrite the appendix");
-        return;
-    }
-    panic!(
-        "book/src/appendix-instructor.md disagrees with the wrong-fix catalogues: {}.\nRun \
+    assert!(
+        stale.is_empty(),
+        "the instructor's notes disagree with the wrong-fix catalogues: {}.\nRun \
          `WORKBOOK_BLESS=1 cargo test -p workbook-verify --test book` to rewrite the tables, and \
          review the diff.",
         stale.join(", ")
@@ -212,5 +216,109 @@ fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
         } else if path.extension().is_some_and(|e| e == "rs") {
             found.push(path);
         }
+    }
+}
+
+/// Every link from one page of the book to another finds its page, and its section when it
+/// names one: mdBook renders a broken cross-reference as a link to nowhere, silently.
+#[test]
+fn every_cross_reference_in_the_book_finds_its_page_and_section() {
+    let src = workspace_root().join("book/src");
+    let mut problems = Vec::new();
+    let mut links = 0;
+    for page in markdown_files(&src) {
+        let text = std::fs::read_to_string(&page).unwrap();
+        for target in text
+            .split("](")
+            .skip(1)
+            .filter_map(|rest| rest.split_once(')'))
+        {
+            let (target, _) = target;
+            if target.contains("://") || !target.contains(".md") {
+                continue;
+            }
+            links += 1;
+            let (file, section) = target.split_once('#').unwrap_or((target, ""));
+            let linked = page.parent().unwrap().join(file);
+            let Ok(linked_text) = std::fs::read_to_string(&linked) else {
+                problems.push(format!("{}: ({target}): no such page", page.display()));
+                continue;
+            };
+            let anchors: Vec<String> = (linked_text.lines())
+                .filter(|line| line.starts_with('#'))
+                .map(|line| heading_anchor(line.trim_start_matches('#').trim()))
+                .collect();
+            if !section.is_empty() && !anchors.iter().any(|a| a == section) {
+                problems.push(format!("{}: ({target}): no such section", page.display()));
+            }
+        }
+    }
+    assert!(
+        links > 20,
+        "found only {links} cross-references: is the parsing broken?"
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The anchor mdBook gives a heading: lower case, spaces as dashes, punctuation dropped.
+fn heading_anchor(heading: &str) -> String {
+    heading
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A diagram of a recorded trace is generated from the trace's snapshot, never drawn by hand:
+/// between `<!-- diagram: lessons/…/snapshots/x.snap -->` and `<!-- /diagram -->` a chapter holds
+/// the mermaid block `verify::diagram` makes of that snapshot. When a scenario's trace changes,
+/// its snapshot and its diagram change together.
+/// `WORKBOOK_BLESS=1 cargo test -p workbook-verify --test book` rewrites them.
+#[test]
+fn every_trace_diagram_is_drawn_from_its_snapshot() {
+    let root = workspace_root();
+    let mut stale = Vec::new();
+    let mut diagrams = 0;
+    for page in markdown_files(&root.join("book/src")) {
+        let text = std::fs::read_to_string(&page).unwrap();
+        let mut updated = String::new();
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find("<!-- diagram: ") {
+            let (before, from) = rest.split_at(at);
+            updated.push_str(before);
+            let open_end = from.find(" -->\n").expect("a marker ends with -->") + 5;
+            let snapshot = from["<!-- diagram: ".len()..open_end - 5].trim();
+            let close = from.find("<!-- /diagram -->").expect("a closing marker");
+            let source = std::fs::read_to_string(root.join(snapshot))
+                .unwrap_or_else(|e| panic!("{}: {snapshot}: {e}", page.display()));
+            let block = format!(
+                "```mermaid\n{}```\n",
+                verify::diagram::from_snapshot(&source)
+            );
+            if from[open_end..close] != block {
+                stale.push(format!("{}: the diagram of {snapshot}", page.display()));
+            }
+            updated.push_str(&from[..open_end]);
+            updated.push_str(&block);
+            rest = &from[close..];
+            diagrams += 1;
+        }
+        updated.push_str(rest);
+        if updated != text && std::env::var_os("WORKBOOK_BLESS").is_some() {
+            std::fs::write(&page, updated).unwrap();
+        }
+    }
+    assert!(diagrams > 0, "no diagram drawn from a trace");
+    if std::env::var_os("WORKBOOK_BLESS").is_none() {
+        assert!(
+            stale.is_empty(),
+            "{}\nRun `WORKBOOK_BLESS=1 cargo test -p workbook-verify --test book`, and review \
+             the diff.",
+            stale.join("\n")
+        );
     }
 }
