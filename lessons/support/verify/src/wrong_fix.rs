@@ -179,10 +179,10 @@ pub fn scenarios_called(source: &str) -> Vec<String> {
     names
 }
 
-/// The instructor appendix's table of a lesson's wrong fixes, one row per catalogue entry:
+/// The table of a lesson's wrong fixes in its instructor's notes, one row per catalogue entry:
 /// the book shows what the suite is proved to do with each, and `tests/book.rs` fails when the
 /// table and the catalogue disagree.
-pub fn appendix_table(fixes: &[&WrongFix]) -> String {
+pub fn catalogue_table(fixes: &[&WrongFix]) -> String {
     let mut table = String::from("| Entry | The student | What the suite does |\n|---|---|---|\n");
     for fix in fixes {
         let student = fix

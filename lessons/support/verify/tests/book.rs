@@ -103,7 +103,7 @@ fn the_instructors_notes_list_each_lessons_wrong_fixes_as_the_catalogue_has_them
             .filter(|fix| fix.lesson == lesson.number)
             .collect();
         fixes.sort_by_key(|fix| fix.name);
-        let table = verify::wrong_fix::appendix_table(&fixes);
+        let table = verify::wrong_fix::catalogue_table(&fixes);
         let open = format!("<!-- wrong-fixes {} -->\n", lesson.number);
         let close = "<!-- /wrong-fixes -->";
         let Some(start) = text.find(&open).map(|i| i + open.len()) else {
