@@ -383,7 +383,9 @@ pub fn verify(root: &Path) -> Result<ExitCode, String> {
         Verdict::Solved => {
             println!(
                 "{} every shipped exercise fails for its lesson's reason, every solution \
-                 passes, and each exercise runs the same test file as its solution.",
+                 passes, each exercise runs the same test file as its solution, and every wrong \
+                 fix in lessons/*/wrong-fixes is caught for its reason (or passes, when it is \
+                 correct after all).",
                 style("✓").green().bold()
             );
             return Ok(ExitCode::SUCCESS);
