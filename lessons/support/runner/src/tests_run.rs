@@ -107,7 +107,10 @@ pub fn read_verdict(output: &Output) -> Verdict {
     if stderr.contains("could not compile") && !stdout.contains("running ") {
         return Verdict::DoesNotCompile(compiler_errors(&stderr));
     }
-    let failures = failures(&stdout);
+    let mut failures = failures(&stdout);
+    // libtest reports failures in the order they finished, which varies from run to run; by
+    // name, the same exercise always reads the same (and the book can show it verbatim).
+    failures.sort_by(|a, b| a.test.cmp(&b.test));
     if failures.is_empty() {
         // Failed, but not in a way we can read: show the end of what cargo said.
         let tail: Vec<&str> = stderr.lines().rev().take(20).collect();
