@@ -322,3 +322,37 @@ fn every_trace_diagram_is_drawn_from_its_snapshot() {
         );
     }
 }
+
+/// A diagram either is drawn from a recording (between diagram markers) or says it is a sketch:
+/// `<!-- sketch -->` and then an italic caption starting "A sketch", so a reader never takes a
+/// drawing for something a test observed.
+#[test]
+fn every_diagram_is_a_recording_or_says_it_is_a_sketch() {
+    let root = workspace_root();
+    let mut unlabelled = Vec::new();
+    for page in markdown_files(&root.join("book/src")) {
+        let text = std::fs::read_to_string(&page).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let mut recorded = false;
+        for (at, line) in lines.iter().enumerate() {
+            if line.starts_with("<!-- diagram: ") {
+                recorded = true;
+            } else if line.starts_with("<!-- /diagram -->") {
+                recorded = false;
+            } else if *line == "```mermaid" && !recorded {
+                let labelled = at >= 3
+                    && lines[at - 3] == "<!-- sketch -->"
+                    && lines[at - 2].starts_with("*A sketch")
+                    && lines[at - 1].is_empty();
+                if !labelled {
+                    unlabelled.push(format!("{}:{}", page.display(), at + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        unlabelled.is_empty(),
+        "these mermaid blocks are neither drawn from a snapshot nor labelled as a sketch:\n{}",
+        unlabelled.join("\n")
+    );
+}
