@@ -28,6 +28,11 @@ pub enum EventError {
          {{\"id\": \"evt-1\", \"account\": \"acc-1\", \"amount_cents\": 100}}"
     )]
     Malformed { detail: String },
+    #[error(
+        "the event's {field} is {bytes} bytes long; the workbook takes ids of at most {} bytes",
+        kit::MAX_ID_BYTES
+    )]
+    TooLong { field: &'static str, bytes: usize },
     #[error("the event's {field} is empty; every event needs one")]
     Empty { field: &'static str },
     #[error("event {id} credits {amount_cents} cents; a credit must be a positive amount")]
@@ -54,6 +59,14 @@ impl CreditEvent {
         }
         if account.trim().is_empty() {
             return Err(EventError::Empty { field: "account" });
+        }
+        for (field, value) in [("id", &id), ("account", &account)] {
+            if value.len() > kit::MAX_ID_BYTES {
+                return Err(EventError::TooLong {
+                    field,
+                    bytes: value.len(),
+                });
+            }
         }
         if amount_cents <= 0 {
             return Err(EventError::NotPositive { id, amount_cents });

@@ -51,6 +51,11 @@ pub enum EventError {
          \"payment.failed\""
     )]
     UnknownType { id: String, kind: String },
+    #[error(
+        "the event's {field} is {bytes} bytes long; the workbook takes ids of at most {} bytes",
+        kit::MAX_ID_BYTES
+    )]
+    TooLong { field: &'static str, bytes: usize },
     #[error("the event's {field} is empty; every payment result needs one")]
     Empty { field: &'static str },
     #[error(
@@ -100,6 +105,14 @@ impl PaymentEvent {
         }
         if order_id.trim().is_empty() {
             return Err(EventError::Empty { field: "order_id" });
+        }
+        for (field, value) in [("id", &id), ("order_id", &order_id)] {
+            if value.len() > kit::MAX_ID_BYTES {
+                return Err(EventError::TooLong {
+                    field,
+                    bytes: value.len(),
+                });
+            }
         }
         if amount_cents <= 0 {
             return Err(EventError::NotPositive { id, amount_cents });

@@ -9,8 +9,10 @@
 //! - [`PaymentEvent`] and [`Outcome`]: what a handler receives and what it reports;
 //! - [`apply_to_order`] and [`enqueue`]: the effect, given, so that handlers are about guards;
 //! - [`scenarios`]: the tests, each a story from the book;
-//! - [`Violation`]: what a scenario caught, worded to teach.
+//! - [`Violation`]: what a scenario caught, worded to teach;
+//! - [`deliver`]: events typed or piped in by hand (`cargo workbook deliver 05`).
 
+pub mod deliver;
 mod effect;
 mod event;
 mod judge;

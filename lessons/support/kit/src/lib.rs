@@ -9,6 +9,8 @@
 //!   step only starts once the previous one has finished or is *seen* waiting on a lock, and every
 //!   step is written to a [`Trace`] a student can read line by line.
 //! - [`release_together`] is the essay's barrier: N tasks, one starting gun.
+//! - [`dev_database`] keeps a server for poking at a lesson by hand, and [`deliver`] feeds it
+//!   events as JSON lines, through a lesson's handler.
 //! - [`Subject`] pairs the handler under test with the schema it was written for.
 //!
 //! Nothing here knows about any lesson; lessons build their scenarios from these parts.
@@ -16,6 +18,8 @@
 mod barrier;
 mod database;
 mod deadline;
+pub mod deliver;
+pub mod dev_database;
 mod docker;
 mod error;
 mod interleaving;
@@ -42,6 +46,10 @@ pub use sqlstate::{
     DbError, code_of, describe_outcome, describe_postgres, describe_sqlx, is_unique_violation,
     meaning,
 };
+/// The longest event id any lesson accepts. Ids are keys people read in logs and type into
+/// psql; one longer than this is almost certainly a payload pasted into the wrong field.
+pub const MAX_ID_BYTES: usize = 200;
+
 #[doc(hidden)]
 pub mod __private {
     pub use sqlx::PgPool;

@@ -232,14 +232,14 @@ fn trusted(cached: PathBuf, owner: &ServerOwner) -> Result<PathBuf, KitError> {
 
 /// The user the server runs as. `initdb` and `postgres` refuse to run as root (a server bug
 /// must not own the machine), so when the tests run as root, the server runs as `postgres`.
-struct ServerOwner {
-    uid: u32,
-    gid: u32,
+pub(crate) struct ServerOwner {
+    pub(crate) uid: u32,
+    pub(crate) gid: u32,
     switch_user: bool,
 }
 
 impl ServerOwner {
-    fn for_this_process() -> Result<ServerOwner, KitError> {
+    pub(crate) fn for_this_process() -> Result<ServerOwner, KitError> {
         let me = nix::unistd::geteuid();
         if !me.is_root() {
             return Ok(ServerOwner {
@@ -263,7 +263,7 @@ impl ServerOwner {
         }
     }
 
-    fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+    pub(crate) fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
         let mut command = Command::new(program);
         if self.switch_user {
             command.uid(self.uid).gid(self.gid);
@@ -272,7 +272,7 @@ impl ServerOwner {
     }
 }
 
-fn major_version(bindir: &Path) -> Result<u32, KitError> {
+pub(crate) fn major_version(bindir: &Path) -> Result<u32, KitError> {
     let output = Command::new(bindir.join("pg_ctl"))
         .arg("--version")
         .output()
@@ -300,7 +300,7 @@ fn major_version(bindir: &Path) -> Result<u32, KitError> {
     Ok(major)
 }
 
-fn find_bindir() -> Option<PathBuf> {
+pub(crate) fn find_bindir() -> Option<PathBuf> {
     let has_server = |dir: &Path| dir.join("initdb").is_file() && dir.join("pg_ctl").is_file();
     let from_pg_config = Command::new("pg_config")
         .arg("--bindir")

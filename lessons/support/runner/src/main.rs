@@ -2,6 +2,7 @@
 
 mod catalog;
 mod commands;
+mod dev;
 mod progress;
 mod shipped;
 mod supervise;
@@ -54,6 +55,26 @@ enum Command {
     /// passes, each exercise runs the same test file as its solution, and every lesson's wrong
     /// fixes are caught for the right reason (or pass, if they are correct after all).
     Verify,
+    /// A database of your own to poke at: start, status (with a psql command), stop (keeps the
+    /// data), url [DATABASE].
+    Db {
+        #[arg(value_parser = ["start", "status", "stop", "url"])]
+        action: String,
+        database: Option<String>,
+    },
+    /// Hand events (one JSON object a line, from FILE or typed in) to a lesson's handler,
+    /// against the database of `db start`, and say what each delivery did.
+    Deliver {
+        lesson: String,
+        /// A file of events, or - (the default) for standard input.
+        input: Option<String>,
+        /// Your exercise's handler instead of the solution's (database workbook_NN_mine).
+        #[arg(long)]
+        mine: bool,
+        /// Build the lesson's database again, empty, before delivering.
+        #[arg(long)]
+        fresh: bool,
+    },
     /// Run a lesson's race and fault tests K times against the exercise and the solution.
     Repeat {
         lesson: String,
@@ -90,6 +111,13 @@ fn main() -> ExitCode {
         Command::Diff { lesson, force } => commands::diff(&root, &lesson, force),
         Command::Solution { lesson, force } => commands::solution(&root, &lesson, force),
         Command::Verify => commands::verify(&root),
+        Command::Db { action, database } => dev::db(&root, &action, database.as_deref()),
+        Command::Deliver {
+            lesson,
+            input,
+            mine,
+            fresh,
+        } => dev::deliver(&root, &lesson, input.as_deref(), mine, fresh),
         Command::Repeat { lesson, runs } => commands::repeat(&root, &lesson, runs),
     };
     match result {

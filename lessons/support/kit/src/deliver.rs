@@ -1,0 +1,289 @@
+//! `cargo workbook deliver NN`: events as JSON lines, one delivery each, through a lesson's
+//! handler, against the development database. A console producer for the workbook.
+//!
+//! Each line is checked before anything of it is written: a line that does not parse stops the
+//! feed with its number and what is wrong with it, and nothing of it reaches the database.
+//! Lines before it were delivered, each in the handler's own transaction, and stay delivered:
+//! feeding the file again redelivers them, which a correct handler turns into no-ops.
+
+use std::future::Future;
+use std::io::{BufRead, Write};
+use std::process::ExitCode;
+use std::str::FromStr;
+
+use sqlx::migrate::MigrateError;
+use sqlx::postgres::PgConnectOptions;
+use sqlx::{AssertSqlSafe, Connection, PgConnection, PgPool};
+
+use crate::{KitError, Schema, dev_database};
+
+/// What one lesson's `deliver` knows: how to read its events and how to hand one over.
+pub trait Feed: Sync {
+    type Event: Send;
+
+    /// The event on one line, or what is wrong with it, in a sentence.
+    fn parse(&self, line: &str) -> Result<Self::Event, String>;
+
+    /// Hands the event over (to the handler, or for an event that only sets the stage, such as
+    /// a new order, straight to the table), and says in a line what the delivery did.
+    fn deliver(
+        &self,
+        pool: &PgPool,
+        event: Self::Event,
+    ) -> impl Future<Output = Result<String, String>> + Send;
+}
+
+/// Why a feed stopped early.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Stopped {
+    /// The line is not an event: nothing of it was written.
+    Rejected { line: usize, problem: String },
+    /// The handler returned an error: its transaction, and so the delivery, did not happen.
+    Failed { line: usize, error: String },
+}
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stopped::Rejected { line, problem } => write!(
+                f,
+                "line {line} was rejected, and nothing of it was written: {problem}"
+            ),
+            Stopped::Failed { line, error } => write!(
+                f,
+                "line {line}'s delivery failed, so the handler's transaction rolled back: {error}"
+            ),
+        }
+    }
+}
+
+/// Delivers every line of `input` in order, and writes a line of report for each to `out`.
+/// Returns how many lines were delivered, or why it stopped (after that many).
+pub async fn run<F: Feed>(
+    feed: &F,
+    pool: &PgPool,
+    input: impl BufRead,
+    out: &mut impl Write,
+) -> Result<usize, (usize, Stopped)> {
+    let mut delivered = 0;
+    for (index, line) in input.lines().enumerate() {
+        let number = index + 1;
+        let line = line.map_err(|e| {
+            let problem = if e.kind() == std::io::ErrorKind::InvalidData {
+                "it is not UTF-8 text".to_string()
+            } else {
+                format!("it could not be read: {e}")
+            };
+            (
+                delivered,
+                Stopped::Rejected {
+                    line: number,
+                    problem,
+                },
+            )
+        })?;
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let event = feed.parse(line).map_err(|problem| {
+            (
+                delivered,
+                Stopped::Rejected {
+                    line: number,
+                    problem,
+                },
+            )
+        })?;
+        let report = feed.deliver(pool, event).await.map_err(|error| {
+            (
+                delivered,
+                Stopped::Failed {
+                    line: number,
+                    error,
+                },
+            )
+        })?;
+        let _ = writeln!(out, "line {number}: {report}");
+        let _ = out.flush();
+        delivered += 1;
+    }
+    Ok(delivered)
+}
+
+/// The `deliver` binary of a lesson's exercise or solution:
+/// `deliver --database NAME [--fresh] [FILE|-]`, run by `cargo workbook deliver`.
+pub fn main<F: Feed>(feed: F, schema: Schema) -> ExitCode {
+    let arguments = match Arguments::parse(std::env::args().skip(1)) {
+        Ok(arguments) => arguments,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        let pool = match prepare(&arguments, &schema).await {
+            Ok(pool) => pool,
+            Err(error) => {
+                eprintln!("error: {error}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let input: Box<dyn BufRead> = match &arguments.input {
+            None => Box::new(std::io::stdin().lock()),
+            Some(path) => match std::fs::File::open(path) {
+                Ok(file) => Box::new(std::io::BufReader::new(file)),
+                Err(e) => {
+                    eprintln!("error: could not open {path}: {e}");
+                    return ExitCode::FAILURE;
+                }
+            },
+        };
+        let result = run(&feed, &pool, input, &mut std::io::stdout()).await;
+        pool.close().await;
+        match result {
+            Ok(delivered) => {
+                eprintln!("{delivered} event(s) delivered to {}.", arguments.database);
+                ExitCode::SUCCESS
+            }
+            Err((delivered, stopped)) => {
+                eprintln!("error: {stopped}");
+                let database = &arguments.database;
+                if delivered == 0 {
+                    eprintln!("Nothing was delivered to {database}: fix the line and try again.");
+                } else {
+                    eprintln!(
+                        "The {delivered} event(s) before it were delivered to {database}, and \
+                         stay delivered; no line after it was read. Fix the line and deliver the \
+                         whole input again: the events already delivered arrive a second time, \
+                         which a correct handler turns into no-ops."
+                    );
+                }
+                ExitCode::FAILURE
+            }
+        }
+    })
+}
+
+struct Arguments {
+    database: String,
+    fresh: bool,
+    input: Option<String>,
+}
+
+impl Arguments {
+    fn parse(mut args: impl Iterator<Item = String>) -> Result<Arguments, String> {
+        let (mut database, mut fresh, mut input) = (None, false, None);
+        while let Some(arg) = args.next() {
+            match arg.as_str() {
+                "--database" => database = args.next(),
+                "--fresh" => fresh = true,
+                "-" => input = None,
+                other if other.starts_with('-') => return Err(format!("unknown option {other}")),
+                other => input = Some(other.to_string()),
+            }
+        }
+        let database = database.ok_or("--database NAME is required")?;
+        // It is spliced into CREATE/DROP DATABASE, which take no parameters.
+        if database.is_empty()
+            || !database
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            return Err(format!(
+                "{database:?} is not a database name the workbook uses"
+            ));
+        }
+        Ok(Arguments {
+            database,
+            fresh,
+            input,
+        })
+    }
+}
+
+/// The lesson's database on the development server: created (afresh with `--fresh`) and
+/// migrated to the lesson's schema.
+async fn prepare(arguments: &Arguments, schema: &Schema) -> Result<PgPool, String> {
+    let pool = open(arguments).await.map_err(|e| e.to_string())?;
+    let migrator = schema.migrator().await.map_err(|e| e.to_string())?;
+    migrator
+        .run(&pool)
+        .await
+        .map_err(|error| migration_failed(error, schema, &arguments.database))?;
+    Ok(pool)
+}
+
+async fn open(arguments: &Arguments) -> Result<PgPool, KitError> {
+    let server = dev_database::running()?;
+    let name = &arguments.database;
+    let admin_options = PgConnectOptions::from_str(&server.url)
+        .map_err(KitError::database("parse the development database's URL"))?;
+    let mut admin = PgConnection::connect_with(&admin_options)
+        .await
+        .map_err(KitError::database("connect to the development database"))?;
+    if arguments.fresh {
+        sqlx::query(AssertSqlSafe(format!(
+            r#"DROP DATABASE IF EXISTS "{name}" WITH (FORCE)"#
+        )))
+        .execute(&mut admin)
+        .await
+        .map_err(KitError::database("drop the lesson's database"))?;
+    }
+    let exists: bool =
+        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)")
+            .bind(name)
+            .fetch_one(&mut admin)
+            .await
+            .map_err(KitError::database("look for the lesson's database"))?;
+    if !exists {
+        sqlx::query(AssertSqlSafe(format!(r#"CREATE DATABASE "{name}""#)))
+            .execute(&mut admin)
+            .await
+            .map_err(KitError::database("create the lesson's database"))?;
+    }
+    let _ = admin.close().await;
+    PgPool::connect_with(admin_options.database(name))
+        .await
+        .map_err(KitError::database("connect to the lesson's database"))
+}
+
+/// Each migration runs in a transaction of its own, so one that fails keeps nothing of itself.
+fn migration_failed(error: MigrateError, schema: &Schema, database: &str) -> String {
+    match error {
+        MigrateError::ExecuteMigration(error, version) => format!(
+            "the migration {} does not apply to {database}: {}. Nothing of it was kept: fix the \
+             SQL and deliver again",
+            schema.file_of(version),
+            error
+                .as_database_error()
+                .map_or_else(|| error.to_string(), |e| e.message().to_string())
+        ),
+        MigrateError::VersionMismatch(version) => format!(
+            "the migration {} changed after it was applied to {database}. Deliver with --fresh \
+             to build {database} again from the migrations as they are now",
+            schema.file_of(version)
+        ),
+        other => format!("the migrations of {database} could not run: {other}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Arguments, String> {
+        Arguments::parse(args.iter().map(|s| s.to_string()))
+    }
+
+    #[test]
+    fn a_database_name_is_never_sql() {
+        assert!(parse(&["--database", "workbook_05"]).is_ok());
+        assert!(parse(&["--database", r#"x"; DROP DATABASE postgres; --"#]).is_err());
+        assert!(parse(&["events.jsonl"]).is_err());
+    }
+}
