@@ -107,7 +107,16 @@ impl<H: Handler> kit::deliver::Feed for LedgerFeed<H> {
                     .handler
                     .call(pool.clone(), event.clone())
                     .await
-                    .map_err(describe)?;
+                    .map_err(|e| match e {
+                        sqlx::Error::RowNotFound => format!(
+                            "no account {} exists (the handler's query found no row: sqlx's \
+                             RowNotFound); open it first with a line {{\"type\": \
+                             \"account.opened\", \"account\": \"{}\"}}",
+                            event.account(),
+                            event.account()
+                        ),
+                        other => kit::describe_sqlx(&other),
+                    })?;
                 let balance: Option<i64> =
                     sqlx::query_scalar("SELECT balance_cents FROM accounts WHERE id = $1")
                         .bind(event.account())

@@ -155,8 +155,8 @@ impl<H: Handler> kit::deliver::Feed for SagaFeed<H> {
                     .await
                     .map_err(|e| match e {
                         sqlx::Error::RowNotFound => format!(
-                            "the handler found no order {} (sqlx's RowNotFound): deliver its \
-                             order.created first",
+                            "no order {} exists (the handler's query found no row: sqlx's \
+                             RowNotFound); deliver its order.created first",
                             event.order_id()
                         ),
                         other => kit::describe_sqlx(&other),

@@ -38,7 +38,8 @@ pub trait Feed: Sync {
 pub enum Stopped {
     /// The line is not an event: nothing of it was written.
     Rejected { line: usize, problem: String },
-    /// The handler returned an error: its transaction, and so the delivery, did not happen.
+    /// The handler returned an error. A correct handler leaves nothing of such a delivery
+    /// behind (its transaction rolled back); a student's may not, so nothing here claims it.
     Failed { line: usize, error: String },
 }
 
@@ -51,7 +52,7 @@ impl std::fmt::Display for Stopped {
             ),
             Stopped::Failed { line, error } => write!(
                 f,
-                "line {line}'s delivery failed, so the handler's transaction rolled back: {error}"
+                "line {line}'s delivery failed, the handler returned an error: {error}"
             ),
         }
     }
@@ -86,7 +87,10 @@ pub async fn run<F: Feed>(
         if line.is_empty() {
             continue;
         }
+        // serde_json places its errors "at line 1 column N" of the one-line text it was given,
+        // which reads like a line of the input: only the column means anything here.
         let event = feed.parse(line).map_err(|problem| {
+            let problem = problem.replace(" at line 1 column ", " at column ");
             (
                 delivered,
                 Stopped::Rejected {
@@ -153,16 +157,24 @@ pub fn main<F: Feed>(feed: F, schema: Schema) -> ExitCode {
             Err((delivered, stopped)) => {
                 eprintln!("error: {stopped}");
                 let database = &arguments.database;
-                if delivered == 0 {
-                    eprintln!("Nothing was delivered to {database}: fix the line and try again.");
+                let before = match delivered {
+                    0 => format!("Nothing before it was delivered to {database}."),
+                    n => format!(
+                        "The {n} event(s) before it were delivered to {database}, and stay \
+                         delivered; no line after it was read."
+                    ),
+                };
+                let next = match stopped {
+                    Stopped::Rejected { .. } => "Fix the line, then deliver the input again",
+                    Stopped::Failed { .. } => "Deal with the cause, then deliver the input again",
+                };
+                let again = if delivered == 0 {
+                    "."
                 } else {
-                    eprintln!(
-                        "The {delivered} event(s) before it were delivered to {database}, and \
-                         stay delivered; no line after it was read. Fix the line and deliver the \
-                         whole input again: the events already delivered arrive a second time, \
-                         which a correct handler turns into no-ops."
-                    );
-                }
+                    ": the events already delivered arrive a second time, which a correct \
+                     handler turns into no-ops."
+                };
+                eprintln!("{before} {next}{again}");
                 ExitCode::FAILURE
             }
         }

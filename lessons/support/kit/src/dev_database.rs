@@ -144,10 +144,10 @@ pub fn stop() -> Result<Option<DevServer>, KitError> {
 pub fn running() -> Result<DevServer, KitError> {
     match status()? {
         DevStatus::Running(server) => Ok(server),
-        DevStatus::Stopped { .. } => Err(KitError::provision(
-            "the development database",
-            "it is not running. Start it with `cargo workbook db start` (or set DATABASE_URL to \
-             a server you run), then run this again",
+        DevStatus::Stopped { .. } => Err(KitError::Unavailable(
+            "the development database is not running. Start it with `cargo workbook db start` \
+             (or set DATABASE_URL to a server you run), then run this again"
+                .into(),
         )),
     }
 }

@@ -45,7 +45,7 @@ pub enum KitError {
         source: sqlx::migrate::MigrateError,
     },
 
-    #[error("the migration {file} does not apply: {error}\nFix the SQL and run the tests again.")]
+    #[error("the migration {file} does not apply: {error}\nFix the SQL and try again.")]
     MigrationFailed { file: String, error: String },
 
     #[error(
