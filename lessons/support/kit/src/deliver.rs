@@ -231,7 +231,7 @@ async fn prepare(arguments: &Arguments, schema: &Schema) -> Result<PgPool, Strin
 }
 
 async fn open(arguments: &Arguments) -> Result<PgPool, KitError> {
-    let server = dev_database::running()?;
+    let server = dev_database::DevDatabase::from_env().running()?;
     let name = &arguments.database;
     let admin_options = PgConnectOptions::from_str(&server.url)
         .map_err(KitError::database("parse the development database's URL"))?;

@@ -52,20 +52,122 @@ pub enum DevStatus {
     },
 }
 
-/// The folder of the local cluster: `WORKBOOK_DB_DIR`, else `target/workbook-db` of the
-/// workbook this crate was built in.
-pub fn dir() -> PathBuf {
-    std::env::var_os(DIR_VAR)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../target/workbook-db")
-        })
+/// The development database of one folder.
+#[derive(Debug, Clone)]
+pub struct DevDatabase {
+    /// The local cluster's folder: its data, its log and (when the path is short) its socket.
+    dir: PathBuf,
+    /// Only the local cluster, whatever DATABASE_URL or a Docker engine offer (for tests).
+    local_only: bool,
 }
 
-fn database_url() -> Option<String> {
-    std::env::var("DATABASE_URL")
-        .ok()
-        .filter(|url| !url.is_empty())
+impl DevDatabase {
+    /// The workbook's: in `WORKBOOK_DB_DIR`, else `target/workbook-db` of the workbook this
+    /// crate was built in.
+    pub fn from_env() -> DevDatabase {
+        let dir = std::env::var_os(DIR_VAR)
+            .map(PathBuf::from)
+            .unwrap_or_else(|| {
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../target/workbook-db")
+            });
+        DevDatabase {
+            dir: absolute(&dir),
+            local_only: false,
+        }
+    }
+
+    /// A local cluster in `dir`, and nothing else.
+    pub fn local(dir: &Path) -> DevDatabase {
+        DevDatabase {
+            dir: absolute(dir),
+            local_only: true,
+        }
+    }
+
+    fn database_url(&self) -> Option<String> {
+        if self.local_only {
+            return None;
+        }
+        std::env::var("DATABASE_URL")
+            .ok()
+            .filter(|url| !url.is_empty())
+    }
+
+    fn docker(&self) -> bool {
+        !self.local_only && docker_available()
+    }
+
+    /// Starts the development server (or finds the one already running) and returns it.
+    pub fn start(&self) -> Result<DevServer, KitError> {
+        if let DevStatus::Running(server) = self.status()? {
+            return Ok(server);
+        }
+        if self.docker() {
+            return docker_start();
+        }
+        self.local_start()
+    }
+
+    /// Whether the development server is running, without starting anything.
+    pub fn status(&self) -> Result<DevStatus, KitError> {
+        if let Some(url) = self.database_url() {
+            return Ok(DevStatus::Running(from_database_url(url)));
+        }
+        if let Some(server) = self.local_running()? {
+            return Ok(DevStatus::Running(server));
+        }
+        if self.docker()
+            && let Some(server) = docker_running()?
+        {
+            return Ok(DevStatus::Running(server));
+        }
+        let data = self.dir.join("data");
+        Ok(DevStatus::Stopped {
+            data: data.join("PG_VERSION").exists().then_some(data),
+        })
+    }
+
+    /// Stops the development server and keeps its data. `Ok(None)`: nothing was running.
+    pub fn stop(&self) -> Result<Option<DevServer>, KitError> {
+        if self.database_url().is_some() {
+            return Ok(None);
+        }
+        if let Some(server) = self.local_running()? {
+            let owner = ServerOwner::for_this_process()?;
+            let output = owner
+                .command(local_bindir()?.join("pg_ctl"))
+                .args(["stop", "-w", "-m", "fast", "-D"])
+                .arg(self.dir.join("data"))
+                .output()
+                .map_err(|e| KitError::provision("pg_ctl stop", e))?;
+            if !output.status.success() {
+                return Err(KitError::provision(
+                    "pg_ctl stop",
+                    String::from_utf8_lossy(&output.stderr).trim(),
+                ));
+            }
+            return Ok(Some(server));
+        }
+        if self.docker()
+            && let Some(server) = docker_running()?
+        {
+            docker(&["stop", CONTAINER])?;
+            return Ok(Some(server));
+        }
+        Ok(None)
+    }
+
+    /// The running server, or a message that says how to start one.
+    pub fn running(&self) -> Result<DevServer, KitError> {
+        match self.status()? {
+            DevStatus::Running(server) => Ok(server),
+            DevStatus::Stopped { .. } => Err(KitError::Unavailable(
+                "the development database is not running. Start it with `cargo workbook db \
+                 start` (or set DATABASE_URL to a server you run), then run this again"
+                    .into(),
+            )),
+        }
+    }
 }
 
 fn from_database_url(url: String) -> DevServer {
@@ -75,80 +177,6 @@ fn from_database_url(url: String) -> DevServer {
             redact_password(&url)
         ),
         url,
-    }
-}
-
-/// Starts the development server (or finds the one already running) and returns it.
-pub fn start() -> Result<DevServer, KitError> {
-    if let DevStatus::Running(server) = status()? {
-        return Ok(server);
-    }
-    if docker_available() {
-        return docker_start();
-    }
-    local_start()
-}
-
-/// Whether the development server is running, without starting anything.
-pub fn status() -> Result<DevStatus, KitError> {
-    if let Some(url) = database_url() {
-        return Ok(DevStatus::Running(from_database_url(url)));
-    }
-    if let Some(server) = local_running()? {
-        return Ok(DevStatus::Running(server));
-    }
-    if docker_available()
-        && let Some(server) = docker_running()?
-    {
-        return Ok(DevStatus::Running(server));
-    }
-    let data = dir().join("data");
-    Ok(DevStatus::Stopped {
-        data: data.join("PG_VERSION").exists().then_some(data),
-    })
-}
-
-/// Stops the development server and keeps its data. `Ok(None)`: nothing was running.
-pub fn stop() -> Result<Option<DevServer>, KitError> {
-    if database_url().is_some() {
-        return Ok(None);
-    }
-    if let Some(server) = local_running()? {
-        let data = dir().join("data");
-        let owner = ServerOwner::for_this_process()?;
-        let bindir = local_bindir()?;
-        let output = owner
-            .command(bindir.join("pg_ctl"))
-            .args(["stop", "-w", "-m", "fast", "-D"])
-            .arg(&data)
-            .output()
-            .map_err(|e| KitError::provision("pg_ctl stop", e))?;
-        if !output.status.success() {
-            return Err(KitError::provision(
-                "pg_ctl stop",
-                String::from_utf8_lossy(&output.stderr).trim(),
-            ));
-        }
-        return Ok(Some(server));
-    }
-    if docker_available()
-        && let Some(server) = docker_running()?
-    {
-        docker(&["stop", CONTAINER])?;
-        return Ok(Some(server));
-    }
-    Ok(None)
-}
-
-/// The running server's URL, or a message that says how to start one.
-pub fn running() -> Result<DevServer, KitError> {
-    match status()? {
-        DevStatus::Running(server) => Ok(server),
-        DevStatus::Stopped { .. } => Err(KitError::Unavailable(
-            "the development database is not running. Start it with `cargo workbook db start` \
-             (or set DATABASE_URL to a server you run), then run this again"
-                .into(),
-        )),
     }
 }
 
@@ -183,135 +211,137 @@ fn local_url(socket: &Path) -> String {
     format!("postgresql://postgres@{socket}:5432/postgres")
 }
 
-/// `pg_ctl status` says "server is running" with exit code 0, "no server running" with 3.
-fn local_running() -> Result<Option<DevServer>, KitError> {
-    let dir = absolute(&dir());
-    let data = dir.join("data");
-    if !data.join("PG_VERSION").exists() {
-        return Ok(None);
+impl DevDatabase {
+    /// `pg_ctl status` says "server is running" with exit code 0, "no server running" with 3.
+    fn local_running(&self) -> Result<Option<DevServer>, KitError> {
+        let dir = &self.dir;
+        let data = dir.join("data");
+        if !data.join("PG_VERSION").exists() {
+            return Ok(None);
+        }
+        let Some(bindir) = find_bindir() else {
+            return Ok(None);
+        };
+        let owner = ServerOwner::for_this_process()?;
+        let running = owner
+            .command(bindir.join("pg_ctl"))
+            .args(["status", "-D"])
+            .arg(&data)
+            .output()
+            .map_err(|e| KitError::provision("pg_ctl status", e))?
+            .status
+            .success();
+        Ok(running.then(|| DevServer {
+            url: local_url(&socket_dir(dir)),
+            description: format!(
+                "a PostgreSQL cluster of this workbook, data in {}, socket in {}",
+                data.display(),
+                socket_dir(dir).display()
+            ),
+        }))
     }
-    let Some(bindir) = find_bindir() else {
-        return Ok(None);
-    };
-    let owner = ServerOwner::for_this_process()?;
-    let running = owner
-        .command(bindir.join("pg_ctl"))
-        .args(["status", "-D"])
-        .arg(&data)
-        .output()
-        .map_err(|e| KitError::provision("pg_ctl status", e))?
-        .status
-        .success();
-    Ok(running.then(|| DevServer {
-        url: local_url(&socket_dir(&dir)),
-        description: format!(
-            "a PostgreSQL cluster of this workbook, data in {}, socket in {}",
-            data.display(),
-            socket_dir(&dir).display()
-        ),
-    }))
-}
 
-fn local_start() -> Result<DevServer, KitError> {
-    let bindir = local_bindir()?;
-    let major = major_version(&bindir)?;
-    let owner = ServerOwner::for_this_process()?;
-    let dir = absolute(&dir());
-    let (data, socket) = (dir.join("data"), socket_dir(&dir));
-    for folder in [&dir, &socket] {
-        std::fs::create_dir_all(folder)
-            .map_err(|e| KitError::provision(format!("creating {}", folder.display()), e))?;
-        // The server runs as `postgres` when we are root: it must own its folders.
-        nix::unistd::chown(
-            folder.as_path(),
-            Some(nix::unistd::Uid::from_raw(owner.uid)),
-            Some(nix::unistd::Gid::from_raw(owner.gid)),
-        )
-        .map_err(|e| {
-            KitError::provision(format!("handing {} to the server", folder.display()), e)
-        })?;
-    }
-    // As root, the server runs as `postgres`, which must be able to reach its folder: a
-    // private folder above it (a home, a mktemp directory) stops it with an obscure error.
-    let reachable = owner
-        .command("sh")
-        .args(["-c", r#"test -w "$1" && test -x "$1""#, "sh"])
-        .arg(&dir)
-        .status()
-        .is_ok_and(|status| status.success());
-    if !reachable {
-        return Err(KitError::provision(
-            "local binaries",
-            format!(
-                "the server runs as uid {} (PostgreSQL refuses to run as root), and that user \
+    fn local_start(&self) -> Result<DevServer, KitError> {
+        let bindir = local_bindir()?;
+        let major = major_version(&bindir)?;
+        let owner = ServerOwner::for_this_process()?;
+        let dir = &self.dir;
+        let (data, socket) = (dir.join("data"), socket_dir(dir));
+        for folder in [dir, &socket] {
+            std::fs::create_dir_all(folder)
+                .map_err(|e| KitError::provision(format!("creating {}", folder.display()), e))?;
+            // The server runs as `postgres` when we are root: it must own its folders.
+            nix::unistd::chown(
+                folder.as_path(),
+                Some(nix::unistd::Uid::from_raw(owner.uid)),
+                Some(nix::unistd::Gid::from_raw(owner.gid)),
+            )
+            .map_err(|e| {
+                KitError::provision(format!("handing {} to the server", folder.display()), e)
+            })?;
+        }
+        // As root, the server runs as `postgres`, which must be able to reach its folder: a
+        // private folder above it (a home, a mktemp directory) stops it with an obscure error.
+        let reachable = owner
+            .command("sh")
+            .args(["-c", r#"test -w "$1" && test -x "$1""#, "sh"])
+            .arg(dir)
+            .status()
+            .is_ok_and(|status| status.success());
+        if !reachable {
+            return Err(KitError::provision(
+                "local binaries",
+                format!(
+                    "the server runs as uid {} (PostgreSQL refuses to run as root), and that user \
                  cannot reach {}: a folder above it is private. Set {DIR_VAR} to a folder it can \
                  reach (say /var/tmp/workbook-db), or run the workbook as an ordinary user",
-                owner.uid,
-                dir.display()
-            ),
-        ));
-    }
-    if !data.join("PG_VERSION").exists() {
-        // An initdb that was interrupted leaves a folder initdb refuses to reuse.
-        let _ = std::fs::remove_dir_all(&data);
-        let output = owner
-            .command(bindir.join("initdb"))
-            .args([
-                "--auth=trust",
-                "--encoding=UTF8",
-                "--locale=C",
-                "--username=postgres",
-            ])
-            .arg("--pgdata")
-            .arg(&data)
-            .current_dir(&dir)
-            .output()
-            .map_err(|e| KitError::provision("initdb", e))?;
-        if !output.status.success() {
-            let _ = std::fs::remove_dir_all(&data);
-            return Err(KitError::provision(
-                "initdb",
-                String::from_utf8_lossy(&output.stderr).trim(),
+                    owner.uid,
+                    dir.display()
+                ),
             ));
         }
+        if !data.join("PG_VERSION").exists() {
+            // An initdb that was interrupted leaves a folder initdb refuses to reuse.
+            let _ = std::fs::remove_dir_all(&data);
+            let output = owner
+                .command(bindir.join("initdb"))
+                .args([
+                    "--auth=trust",
+                    "--encoding=UTF8",
+                    "--locale=C",
+                    "--username=postgres",
+                ])
+                .arg("--pgdata")
+                .arg(&data)
+                .current_dir(dir)
+                .output()
+                .map_err(|e| KitError::provision("initdb", e))?;
+            if !output.status.success() {
+                let _ = std::fs::remove_dir_all(&data);
+                return Err(KitError::provision(
+                    "initdb",
+                    String::from_utf8_lossy(&output.stderr).trim(),
+                ));
+            }
+        }
+        let log = dir.join("server.log");
+        let options = format!(
+            "-k '{}' -c listen_addresses='' -c unix_socket_permissions=0700",
+            socket.display()
+        );
+        let output = owner
+            .command(bindir.join("pg_ctl"))
+            .args(["start", "-w", "-t", "60", "-D"])
+            .arg(&data)
+            .arg("-l")
+            .arg(&log)
+            .args(["-o", &options])
+            .current_dir(dir)
+            .output()
+            .map_err(|e| KitError::provision("pg_ctl start", e))?;
+        if !output.status.success() {
+            let tail = std::fs::read_to_string(&log)
+                .map(|text| {
+                    let lines: Vec<&str> = text.lines().collect();
+                    lines[lines.len().saturating_sub(10)..].join("\n")
+                })
+                .unwrap_or_default();
+            return Err(KitError::provision(
+                format!("PostgreSQL {major} from {}", bindir.display()),
+                format!(
+                    "the server did not start. {}\nIts log ({}) ends with:\n{tail}",
+                    String::from_utf8_lossy(&output.stderr).trim(),
+                    log.display()
+                ),
+            ));
+        }
+        self.local_running()?.ok_or_else(|| {
+            KitError::provision(
+                "pg_ctl start",
+                "it said the server started, but it is not running",
+            )
+        })
     }
-    let log = dir.join("server.log");
-    let options = format!(
-        "-k '{}' -c listen_addresses='' -c unix_socket_permissions=0700",
-        socket.display()
-    );
-    let output = owner
-        .command(bindir.join("pg_ctl"))
-        .args(["start", "-w", "-t", "60", "-D"])
-        .arg(&data)
-        .arg("-l")
-        .arg(&log)
-        .args(["-o", &options])
-        .current_dir(&dir)
-        .output()
-        .map_err(|e| KitError::provision("pg_ctl start", e))?;
-    if !output.status.success() {
-        let tail = std::fs::read_to_string(&log)
-            .map(|text| {
-                let lines: Vec<&str> = text.lines().collect();
-                lines[lines.len().saturating_sub(10)..].join("\n")
-            })
-            .unwrap_or_default();
-        return Err(KitError::provision(
-            format!("PostgreSQL {major} from {}", bindir.display()),
-            format!(
-                "the server did not start. {}\nIts log ({}) ends with:\n{tail}",
-                String::from_utf8_lossy(&output.stderr).trim(),
-                log.display()
-            ),
-        ));
-    }
-    local_running()?.ok_or_else(|| {
-        KitError::provision(
-            "pg_ctl start",
-            "it said the server started, but it is not running",
-        )
-    })
 }
 
 fn absolute(path: &Path) -> PathBuf {

@@ -4,21 +4,22 @@
 
 use std::process::ExitCode;
 
-use kit::dev_database::{self, DevServer, DevStatus};
+use kit::dev_database::{DevDatabase, DevServer, DevStatus};
 
 const USAGE: &str = "usage: cargo workbook db start|status|stop|url";
 
 fn main() -> ExitCode {
     let action = std::env::args().nth(1).unwrap_or_default();
+    let db = DevDatabase::from_env();
     let result = match action.as_str() {
-        "start" => dev_database::start().map(|server| {
+        "start" => db.start().map(|server| {
             println!(
                 "The development database is running: {}.",
                 server.description
             );
             print_connect(&server);
         }),
-        "status" => dev_database::status().map(|status| match status {
+        "status" => db.status().map(|status| match status {
             DevStatus::Running(server) => {
                 println!("Running: {}.", server.description);
                 print_connect(&server);
@@ -31,7 +32,7 @@ fn main() -> ExitCode {
                 println!("Start it with: cargo workbook db start");
             }
         }),
-        "stop" => dev_database::stop().map(|stopped| match stopped {
+        "stop" => db.stop().map(|stopped| match stopped {
             Some(server) => println!(
                 "Stopped {}. Its data is kept: `cargo workbook db start` brings it back as it \
                  was.",
@@ -43,7 +44,7 @@ fn main() -> ExitCode {
             None => println!("The development database was not running."),
         }),
         // For scripts and the book: `psql "$(cargo workbook db url workbook_05)"`.
-        "url" => dev_database::running().map(|server| match std::env::args().nth(2) {
+        "url" => db.running().map(|server| match std::env::args().nth(2) {
             Some(database) => println!("{}", server.url_of(&database)),
             None => println!("{}", server.url),
         }),
