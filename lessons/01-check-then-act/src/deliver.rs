@@ -48,11 +48,15 @@ impl LedgerEvent {
                          \"account.opened\", \"account\": \"acc-1\"}}"
                     )
                 })?;
-                if wire.account.trim().is_empty() || wire.account.len() > kit::MAX_ID_BYTES {
+                if wire.account.trim().is_empty() {
+                    return Err("the line's account is empty; an account needs an id".into());
+                }
+                if wire.account.len() > kit::MAX_ID_BYTES {
                     return Err(format!(
-                        "an account id has 1 to {} bytes, not {}",
-                        kit::MAX_ID_BYTES,
-                        wire.account.len()
+                        "the line's account is {} bytes long; the workbook takes ids of at most \
+                         {} bytes",
+                        wire.account.len(),
+                        kit::MAX_ID_BYTES
                     ));
                 }
                 Ok(LedgerEvent::AccountOpened {
@@ -103,44 +107,68 @@ impl<H: Handler> kit::deliver::Feed for LedgerFeed<H> {
                 })
             }
             LedgerEvent::Credit(event) => {
-                let outcome = self
-                    .handler
-                    .call(pool.clone(), event.clone())
+                let outcome = match self.handler.call(pool.clone(), event.clone()).await {
+                    Ok(outcome) => outcome,
+                    Err(error) => return Err(explain(pool, &event, error).await),
+                };
+                // The delivery happened; a report that cannot be read says so, and is not the
+                // handler's failure.
+                let after = account_after(pool, &event)
                     .await
-                    .map_err(|e| match e {
-                        sqlx::Error::RowNotFound => format!(
-                            "no account {} exists (the handler's query found no row: sqlx's \
-                             RowNotFound); open it first with a line {{\"type\": \
-                             \"account.opened\", \"account\": \"{}\"}}",
-                            event.account(),
-                            event.account()
-                        ),
-                        other => kit::describe_sqlx(&other),
-                    })?;
-                let balance: Option<i64> =
-                    sqlx::query_scalar("SELECT balance_cents FROM accounts WHERE id = $1")
-                        .bind(event.account())
-                        .fetch_optional(pool)
-                        .await
-                        .map_err(describe)?;
-                let records: i64 =
-                    sqlx::query_scalar("SELECT count(*) FROM processed_events WHERE event_id = $1")
-                        .bind(event.id())
-                        .fetch_one(pool)
-                        .await
-                        .map_err(describe)?;
-                let balance = balance.map_or("no such account".into(), |b| format!("balance {b}"));
+                    .unwrap_or_else(|e| format!("(the account could not be read back: {e})"));
                 Ok(format!(
-                    "credit {} (+{} to {}): {outcome:?}. {}: {balance}; {records} \
-                     processed_events row(s) for {}",
+                    "credit {} (+{} to {}): {outcome:?}. {after}",
                     event.id(),
                     event.amount_cents(),
-                    event.account(),
-                    event.account(),
-                    event.id()
+                    event.account()
                 ))
             }
         }
+    }
+}
+
+/// The account and the event's records after a delivery, read in a line.
+async fn account_after(pool: &PgPool, event: &CreditEvent) -> Result<String, String> {
+    let describe = |e: sqlx::Error| kit::describe_sqlx(&e);
+    let balance: Option<i64> =
+        sqlx::query_scalar("SELECT balance_cents FROM accounts WHERE id = $1")
+            .bind(event.account())
+            .fetch_optional(pool)
+            .await
+            .map_err(describe)?;
+    let records: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM processed_events WHERE event_id = $1")
+            .bind(event.id())
+            .fetch_one(pool)
+            .await
+            .map_err(describe)?;
+    let balance = balance.map_or("no such account".into(), |b| format!("balance {b}"));
+    Ok(format!(
+        "{}: {balance}; {records} processed_events row(s) for {}",
+        event.account(),
+        event.id()
+    ))
+}
+
+/// A handler's error in words. A query that found no row is blamed on a missing account only
+/// when the account is indeed missing: a student's handler may look up something else.
+async fn explain(pool: &PgPool, event: &CreditEvent, error: sqlx::Error) -> String {
+    if !matches!(error, sqlx::Error::RowNotFound) {
+        return kit::describe_sqlx(&error);
+    }
+    let exists: Result<bool, _> =
+        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM accounts WHERE id = $1)")
+            .bind(event.account())
+            .fetch_one(pool)
+            .await;
+    match exists {
+        Ok(false) => format!(
+            "there is no account {:?} (a query of the handler found no row: sqlx's RowNotFound); \
+             open it first with a line {{\"type\": \"account.opened\", \"account\": {:?}}}",
+            event.account(),
+            event.account()
+        ),
+        _ => "a query of the handler expected a row and found none (sqlx's RowNotFound)".into(),
     }
 }
 
@@ -195,8 +223,16 @@ mod tests {
                 "\"account.closed\"",
             ),
             (
-                r#"{"type":"account.opened","account":""}"#.to_string(),
-                "1 to 200 bytes",
+                r#"{"type":"account.opened","account":" "}"#.to_string(),
+                "account is empty",
+            ),
+            (
+                format!(r#"{{"type":"account.opened","account":"{long}"}}"#),
+                "201 bytes long",
+            ),
+            (
+                r#"{"account":"acc-1","amount_cents":1}"#.to_string(),
+                "missing field `id`",
             ),
         ] {
             let message = LedgerEvent::from_json(&line).expect_err(&line);

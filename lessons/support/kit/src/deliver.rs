@@ -83,9 +83,20 @@ pub async fn run<F: Feed>(
                 },
             )
         })?;
-        let line = line.trim();
+        // A byte-order mark, as some editors save a file, is not part of the first event.
+        let line = line.trim_start_matches('\u{feff}').trim();
         if line.is_empty() {
             continue;
+        }
+        if line.contains("\\u0000") {
+            let problem = "it holds \\u0000, a character no PostgreSQL text can store".into();
+            return Err((
+                delivered,
+                Stopped::Rejected {
+                    line: number,
+                    problem,
+                },
+            ));
         }
         // serde_json places its errors "at line 1 column N" of the one-line text it was given,
         // which reads like a line of the input: only the column means anything here.
@@ -253,10 +264,17 @@ async fn open(arguments: &Arguments) -> Result<PgPool, KitError> {
             .await
             .map_err(KitError::database("look for the lesson's database"))?;
     if !exists {
-        sqlx::query(AssertSqlSafe(format!(r#"CREATE DATABASE "{name}""#)))
+        let created = sqlx::query(AssertSqlSafe(format!(r#"CREATE DATABASE "{name}""#)))
             .execute(&mut admin)
-            .await
-            .map_err(KitError::database("create the lesson's database"))?;
+            .await;
+        // Two first deliveries at once both see no database; the one that loses the race to
+        // create it gets 42P04 (duplicate_database), or 23505 from the catalog's own index.
+        match created {
+            Err(error) if matches!(crate::code_of(&error).as_deref(), Some("42P04" | "23505")) => {}
+            other => {
+                other.map_err(KitError::database("create the lesson's database"))?;
+            }
+        }
     }
     let _ = admin.close().await;
     PgPool::connect_with(admin_options.database(name))
@@ -271,9 +289,14 @@ fn migration_failed(error: MigrateError, schema: &Schema, database: &str) -> Str
             "the migration {} does not apply to {database}: {}. Nothing of it was kept: fix the \
              SQL and deliver again",
             schema.file_of(version),
-            error
-                .as_database_error()
-                .map_or_else(|| error.to_string(), |e| e.message().to_string())
+            error.as_database_error().map_or_else(
+                || error.to_string(),
+                |e| format!(
+                    "{} (SQLSTATE {})",
+                    e.message(),
+                    e.code().unwrap_or_default()
+                )
+            )
         ),
         MigrateError::VersionMismatch(version) => format!(
             "the migration {} changed after it was applied to {database}. Deliver with --fresh \
@@ -290,6 +313,57 @@ mod tests {
 
     fn parse(args: &[&str]) -> Result<Arguments, String> {
         Arguments::parse(args.iter().map(|s| s.to_string()))
+    }
+
+    /// Takes any JSON; delivering writes nothing (the pool is never connected).
+    struct Echo;
+
+    impl Feed for Echo {
+        type Event = String;
+
+        fn parse(&self, line: &str) -> Result<String, String> {
+            serde_json::from_str::<serde_json::Value>(line)
+                .map(|_| line.to_string())
+                .map_err(|e| format!("it is not valid JSON ({e})"))
+        }
+
+        async fn deliver(&self, _: &PgPool, event: String) -> Result<String, String> {
+            Ok(event)
+        }
+    }
+
+    async fn feed(input: &str) -> (Result<usize, (usize, Stopped)>, String) {
+        let pool = PgPool::connect_lazy("postgres://nobody@localhost/nothing").unwrap();
+        let mut out = Vec::new();
+        let result = run(&Echo, &pool, input.as_bytes(), &mut out).await;
+        (result, String::from_utf8(out).unwrap())
+    }
+
+    #[tokio::test]
+    async fn a_byte_order_mark_blank_lines_and_crlf_are_not_events() {
+        let (result, out) = feed("\u{feff}{\"a\":1}\r\n\r\n  \n{\"b\":2}\n").await;
+        assert_eq!(result, Ok(2));
+        assert_eq!(out, "line 1: {\"a\":1}\nline 4: {\"b\":2}\n");
+    }
+
+    #[tokio::test]
+    async fn a_rejected_line_is_named_with_its_column_not_serdes_line() {
+        let (result, out) = feed("{\"a\":1}\n{\"a\": }\n{\"never\":\"read\"}\n").await;
+        let (delivered, Stopped::Rejected { line, problem }) = result.unwrap_err() else {
+            panic!("rejected")
+        };
+        assert_eq!((delivered, line), (1, 2));
+        assert!(problem.contains("at column 7"), "{problem}");
+        assert!(!out.contains("never"));
+    }
+
+    #[tokio::test]
+    async fn a_nul_character_is_refused_before_the_database_sees_it() {
+        let (result, _) = feed("{\"id\":\"a\\u0000b\"}\n").await;
+        assert!(matches!(
+            result,
+            Err((0, Stopped::Rejected { line: 1, .. }))
+        ));
     }
 
     #[test]

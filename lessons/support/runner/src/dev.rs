@@ -54,14 +54,6 @@ pub fn deliver(
     fresh: bool,
 ) -> Result<ExitCode, String> {
     let lesson = catalog::find(name)?;
-    if let Some(path) = input.filter(|path| *path != "-")
-        && !Path::new(path).is_file()
-    {
-        return Err(format!(
-            "{path} is not a file. Give a file of events, one JSON object a line, or - (or \
-             nothing) to type or pipe them in."
-        ));
-    }
     let (package, database) = if mine {
         (
             lesson.exercise_package(),
@@ -75,15 +67,7 @@ pub fn deliver(
     };
     let mut command = with_db_dir(cargo(root), root);
     command.args(["run", "--quiet", "-p", &package, "--bin", "deliver", "--"]);
-    command.args(["--database", &database]);
-    if fresh {
-        command.arg("--fresh");
-    }
-    if let Some(path) = input {
-        // cargo runs the binary from the workbook's root: a relative path is the student's.
-        let path = std::path::absolute(path).map_err(|e| format!("{path}: {e}"))?;
-        command.arg(path);
-    }
+    command.args(deliver_args(&database, input, fresh)?);
     if input.is_none_or(|path| path == "-") && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
         eprintln!(
             "Type events, one JSON object a line, each delivered as you press Enter; Ctrl-D \
@@ -96,5 +80,66 @@ pub fn deliver(
             }
         );
     }
-    run(command)
+    let code = run(command)?;
+    // 101 is cargo's exit code when the build fails (and a panic's, which the binary avoids).
+    if mine && code == ExitCode::from(101) {
+        eprintln!(
+            "If cargo printed compiler errors above, they are in your exercise \
+             (exercises/{}): fix them, or leave out --mine to deliver to the solution.",
+            lesson.folder
+        );
+    }
+    Ok(code)
+}
+
+/// The `deliver` binary's arguments. `-` (or nothing) is standard input, which the binary
+/// inherits; a file is checked here, and made absolute (cargo runs the binary from the root).
+fn deliver_args(database: &str, input: Option<&str>, fresh: bool) -> Result<Vec<String>, String> {
+    let mut args = vec!["--database".to_string(), database.to_string()];
+    if fresh {
+        args.push("--fresh".into());
+    }
+    if let Some(path) = input.filter(|path| *path != "-") {
+        let file = Path::new(path);
+        if file.is_dir() {
+            return Err(format!(
+                "{path} is a folder. Give a file of events, one JSON object a line, or - (or \
+                 nothing) to type or pipe them in."
+            ));
+        }
+        if !file.exists() {
+            return Err(format!("there is no file {path}."));
+        }
+        let file = std::path::absolute(file).map_err(|e| format!("{path}: {e}"))?;
+        args.push(file.display().to_string());
+    }
+    Ok(args)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dash_or_nothing_is_standard_input_and_a_file_is_made_absolute() {
+        let stdin = ["--database", "workbook_05"];
+        assert_eq!(
+            deliver_args("workbook_05", Some("-"), false).unwrap(),
+            stdin
+        );
+        assert_eq!(deliver_args("workbook_05", None, false).unwrap(), stdin);
+        let manifest = env!("CARGO_MANIFEST_PATH");
+        let args = deliver_args("workbook_05", Some(manifest), true).unwrap();
+        assert_eq!(args, ["--database", "workbook_05", "--fresh", manifest]);
+        assert!(
+            deliver_args("x", Some("/"), false)
+                .unwrap_err()
+                .contains("is a folder")
+        );
+        assert!(
+            deliver_args("x", Some("/no/such.jsonl"), false)
+                .unwrap_err()
+                .contains("no file")
+        );
+    }
 }

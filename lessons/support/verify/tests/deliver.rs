@@ -81,7 +81,7 @@ async fn a_failed_delivery_stops_the_feed_and_says_why() {
 
     match stopped {
         Err((0, Stopped::Failed { line: 1, error })) => {
-            assert!(error.contains("no order ord-9 exists"), "{error}");
+            assert!(error.contains("there is no order \"ord-9\""), "{error}");
             assert!(error.contains("order.created first"), "{error}");
         }
         other => panic!("{other:?}"),

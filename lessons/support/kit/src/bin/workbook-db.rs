@@ -64,11 +64,11 @@ fn main() -> ExitCode {
 
 fn print_connect(server: &DevServer) {
     println!();
-    println!("  psql '{}'", server.url_of("workbook_05"));
+    println!("  psql '{}'", server.url);
     println!("  DATABASE_URL='{}'", server.url);
     println!();
     println!(
-        "`cargo workbook deliver NN` writes to the database workbook_NN (workbook_NN_mine with \
-         --mine); the psql line above opens lesson 05's."
+        "`cargo workbook deliver NN` makes and fills the database workbook_NN (workbook_NN_mine \
+         with --mine); then `psql \"$(cargo workbook db url workbook_NN)\"` opens it."
     );
 }
