@@ -118,3 +118,51 @@ async fn a_line_that_is_not_text_is_rejected_by_number() {
         ))
     );
 }
+
+/// Lesson 01's feed: the same promise, on the ledger, through the solution's `apply_credit`.
+#[tokio::test]
+async fn the_ledger_feed_credits_once_and_refuses_a_bad_line_by_number() {
+    let subject = check_then_act::subject!(
+        solution_01::apply_credit,
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../solutions/01-check-then-act"
+        )
+    );
+    let db = TestDatabase::create(&subject.schema).await.unwrap();
+    let pool = db.pool(1).await.unwrap();
+    let feed = check_then_act::deliver::LedgerFeed::new(subject.handler);
+    let input = r#"{"type":"account.opened","account":"acc-1"}
+{"id":"evt-1","account":"acc-1","amount_cents":100}
+{"id":"evt-1","account":"acc-1","amount_cents":100}
+{"id":"evt-2","account":"acc-1","amount_cents":"100"}
+{"id":"evt-3","account":"acc-1","amount_cents":100}
+"#;
+
+    let mut out = Vec::new();
+    let stopped = run(&feed, &pool, input.as_bytes(), &mut out).await;
+
+    let said = String::from_utf8(out).unwrap();
+    assert!(
+        said.contains("line 3: credit evt-1 (+100 to acc-1): AlreadyApplied"),
+        "{said}"
+    );
+    match stopped {
+        Err((3, Stopped::Rejected { line: 4, problem })) => {
+            assert!(
+                problem.contains("invalid type: string \"100\""),
+                "{problem}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let balance: i64 = db
+        .session()
+        .await
+        .unwrap()
+        .query_one("SELECT balance_cents FROM accounts WHERE id = 'acc-1'", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(balance, 100, "evt-1 once; evt-3 never read");
+}
