@@ -158,6 +158,8 @@ impl Interleaving {
             cancelled: Vec::new(),
         };
         let mut pools: Vec<(String, PgPool)> = Vec::new();
+        // Workers that returned as soon as they started.
+        let mut finished: Vec<String> = Vec::new();
         for name in permutation.split_whitespace() {
             let action = steps.remove(name).unwrap_or_else(|| {
                 panic!("the permutation {permutation:?} names {name:?}, which is no step or is named twice")
@@ -180,9 +182,19 @@ impl Interleaving {
                     pools.push((worker.clone(), pool));
                     if started.was_waiting() {
                         ran.waited.push(worker.clone());
+                        workers.push((worker, started));
+                    } else {
+                        // It returned without waiting: the trace says so at once, not after
+                        // steps that happened later (it never waited for them).
+                        let result = self.finish(started, &describe).await?;
+                        ran.outcomes.push((worker.clone(), result));
+                        finished.push(worker);
                     }
-                    workers.push((worker, started));
                 }
+                // It never touched what was locked: there was no moment to kill it in, or
+                // to cancel it.
+                Action::Kill { worker } | Action::Cancel { worker }
+                    if finished.contains(&worker) => {}
                 Action::Kill { worker } => {
                     let (_, victim) = workers.remove(position_of(&workers, &worker, name));
                     if victim.was_waiting() {
@@ -245,6 +257,9 @@ impl Interleaving {
                 self.left_behind(name, pool, None).await?;
             }
         }
+        // In the order the workers started, whenever each returned: scenarios read them so.
+        ran.outcomes
+            .sort_by_key(|(name, _)| pools.iter().position(|(started, _)| started == name));
         Ok(ran)
     }
 }
