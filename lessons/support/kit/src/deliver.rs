@@ -69,12 +69,7 @@ pub async fn run<F: Feed>(
     let mut delivered = 0;
     for (index, line) in input.lines().enumerate() {
         let number = index + 1;
-        let line = line.map_err(|e| {
-            let problem = if e.kind() == std::io::ErrorKind::InvalidData {
-                "it is not UTF-8 text".to_string()
-            } else {
-                format!("it could not be read: {e}")
-            };
+        let rejected = |problem: String| {
             (
                 delivered,
                 Stopped::Rejected {
@@ -82,35 +77,30 @@ pub async fn run<F: Feed>(
                     problem,
                 },
             )
+        };
+        let line = line.map_err(|e| {
+            rejected(if e.kind() == std::io::ErrorKind::InvalidData {
+                "it is not UTF-8 text".to_string()
+            } else {
+                format!("it could not be read: {e}")
+            })
         })?;
         // A byte-order mark, as some editors save a file, is not part of the first event.
         let line = line.trim_start_matches('\u{feff}').trim();
         if line.is_empty() {
             continue;
         }
-        if line.contains("\\u0000") {
-            let problem = "it holds \\u0000, a character no PostgreSQL text can store".into();
-            return Err((
-                delivered,
-                Stopped::Rejected {
-                    line: number,
-                    problem,
-                },
+        if holds_nul(line) {
+            return Err(rejected(
+                "a string in it holds \\u0000, a character no PostgreSQL text can store".into(),
             ));
         }
         // serde_json places its errors "at line 1 column N" of the one-line text it was given,
         // which reads like a line of the input: only the column means anything here.
-        let event = feed.parse(line).map_err(|problem| {
-            let problem = problem.replace(" at line 1 column ", " at column ");
-            (
-                delivered,
-                Stopped::Rejected {
-                    line: number,
-                    problem,
-                },
-            )
-        })?;
-        let report = feed.deliver(pool, event).await.map_err(|error| {
+        let event = feed
+            .parse(line)
+            .map_err(|problem| rejected(problem.replace(" at line 1 column ", " at column ")))?;
+        let report = (feed.deliver(pool, event).await).map_err(|error| {
             (
                 delivered,
                 Stopped::Failed {
@@ -124,6 +114,24 @@ pub async fn run<F: Feed>(
         delivered += 1;
     }
     Ok(delivered)
+}
+
+/// Whether a string of the JSON holds U+0000, which PostgreSQL refuses in text (22021): refused
+/// here, by line, rather than failing in the database as if the delivery had. A line that is not
+/// JSON is left to the feed, which says why.
+fn holds_nul(line: &str) -> bool {
+    fn any_nul(value: &serde_json::Value) -> bool {
+        match value {
+            serde_json::Value::String(text) => text.contains('\0'),
+            serde_json::Value::Array(items) => items.iter().any(any_nul),
+            serde_json::Value::Object(fields) => fields
+                .iter()
+                .any(|(key, value)| key.contains('\0') || any_nul(value)),
+            _ => false,
+        }
+    }
+    line.contains("\\u0000")
+        && serde_json::from_str::<serde_json::Value>(line).is_ok_and(|value| any_nul(&value))
 }
 
 /// The `deliver` binary of a lesson's exercise or solution:
