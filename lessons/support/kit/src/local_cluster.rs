@@ -263,6 +263,11 @@ impl ServerOwner {
         }
     }
 
+    /// Whether the server runs as another user than this process (which is root).
+    pub(crate) fn is_another_user(&self) -> bool {
+        self.switch_user
+    }
+
     pub(crate) fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
         let mut command = Command::new(program);
         if self.switch_user {

@@ -22,8 +22,34 @@ fn bindir() -> Result<PathBuf, KitError> {
     })
 }
 
+/// Where the cluster lives: `dir`, unless the server runs as another user (we are root, and
+/// PostgreSQL refuses to run as root) who cannot reach it, because a folder above it is private
+/// (a home, a mktemp directory). Then a folder of /var/tmp named after it, the same every time.
+pub(super) fn home(dir: &Path) -> Result<PathBuf, KitError> {
+    let owner = ServerOwner::for_this_process()?;
+    if !owner.is_another_user() {
+        return Ok(dir.to_path_buf());
+    }
+    // The nearest folder that exists already: the rest is made for the server, and handed to it.
+    let above = dir
+        .ancestors()
+        .find(|folder| folder.exists())
+        .unwrap_or(dir);
+    let reachable =
+        (owner.command("test").arg("-x").arg(above).status()).is_ok_and(|status| status.success());
+    Ok(if reachable {
+        dir.to_path_buf()
+    } else {
+        PathBuf::from(format!(
+            "/var/tmp/idempotency-workbook-db-{:012x}",
+            stable_hash(dir) & 0xffff_ffff_ffff
+        ))
+    })
+}
+
 /// `pg_ctl status` exits 0 when the server runs. Where it listens comes from the server itself.
 pub(super) fn running(dir: &Path) -> Result<Option<DevServer>, KitError> {
+    let dir = &home(dir)?;
     let data = dir.join("data");
     if !data.join("PG_VERSION").exists() {
         return Ok(None);
@@ -69,7 +95,7 @@ pub(super) fn stop(dir: &Path) -> Result<Option<DevServer>, KitError> {
     let output = ServerOwner::for_this_process()?
         .command(bindir()?.join("pg_ctl"))
         .args(["stop", "-w", "-m", "fast", "-D"])
-        .arg(dir.join("data"))
+        .arg(home(dir)?.join("data"))
         .output()
         .map_err(|e| KitError::provision("pg_ctl stop", e))?;
     if !output.status.success() {
@@ -88,6 +114,7 @@ pub(super) fn start(dir: &Path) -> Result<DevServer, KitError> {
     let bindir = bindir()?;
     let major = major_version(&bindir)?;
     let owner = ServerOwner::for_this_process()?;
+    let dir = &home(dir)?;
     let (data, socket) = (dir.join("data"), socket_dir(dir));
     for folder in [dir, &socket] {
         make_private_folder(folder, &owner)?;

@@ -110,7 +110,7 @@ impl DevDatabase {
                 format!("{other:?} is not a backend: use url, docker or local, or unset it"),
             )),
             None if Self::database_url().is_some() => Ok(Backend::DatabaseUrl),
-            None if self.dir.join("data/PG_VERSION").exists() => Ok(Backend::Local),
+            None if self.has_local_data() => Ok(Backend::Local),
             None if container::available() => Ok(Backend::Docker),
             None => Ok(Backend::Local),
         }
@@ -135,7 +135,7 @@ impl DevDatabase {
         Ok(match running {
             Some(server) => DevStatus::Running(server),
             None => {
-                let data = self.dir.join("data");
+                let data = local::home(&self.dir)?.join("data");
                 DevStatus::Stopped {
                     data: data.join("PG_VERSION").exists().then_some(data),
                 }
@@ -163,6 +163,11 @@ impl DevDatabase {
                     .into(),
             )),
         }
+    }
+
+    /// Whether this folder's local cluster exists (wherever it had to live).
+    fn has_local_data(&self) -> bool {
+        local::home(&self.dir).is_ok_and(|home| home.join("data/PG_VERSION").exists())
     }
 
     fn server_at_database_url(&self) -> Result<DevServer, KitError> {
