@@ -109,7 +109,19 @@ impl<H: Handler> kit::deliver::Feed for LedgerFeed<H> {
             LedgerEvent::Credit(event) => {
                 let outcome = match self.handler.call(pool.clone(), event.clone()).await {
                     Ok(outcome) => outcome,
-                    Err(error) => return Err(explain(pool, &event, error).await),
+                    Err(error) => {
+                        let about = kit::deliver::Subject {
+                            table: "accounts",
+                            noun: "account",
+                            id: event.account(),
+                            advice: format!(
+                                "open it first with a line {{\"type\": \"account.opened\", \
+                                 \"account\": {:?}}}",
+                                event.account()
+                            ),
+                        };
+                        return Err(kit::deliver::handler_failed(pool, error, about).await);
+                    }
                 };
                 // The delivery happened; a report that cannot be read says so, and is not the
                 // handler's failure.
@@ -148,28 +160,6 @@ async fn account_after(pool: &PgPool, event: &CreditEvent) -> Result<String, Str
         event.account(),
         event.id()
     ))
-}
-
-/// A handler's error in words. A query that found no row is blamed on a missing account only
-/// when the account is indeed missing: a student's handler may look up something else.
-async fn explain(pool: &PgPool, event: &CreditEvent, error: sqlx::Error) -> String {
-    if !matches!(error, sqlx::Error::RowNotFound) {
-        return kit::describe_sqlx(&error);
-    }
-    let exists: Result<bool, _> =
-        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM accounts WHERE id = $1)")
-            .bind(event.account())
-            .fetch_one(pool)
-            .await;
-    match exists {
-        Ok(false) => format!(
-            "there is no account {:?} (a query of the handler found no row: sqlx's RowNotFound); \
-             open it first with a line {{\"type\": \"account.opened\", \"account\": {:?}}}",
-            event.account(),
-            event.account()
-        ),
-        _ => "a query of the handler expected a row and found none (sqlx's RowNotFound)".into(),
-    }
 }
 
 /// The `deliver` binary of lesson 01's exercise and solution.

@@ -168,7 +168,15 @@ impl<H: Handler> kit::deliver::Feed for SagaFeed<H> {
             SagaEvent::Payment(event) => {
                 let outcome = match self.handler.call(pool.clone(), event.clone()).await {
                     Ok(outcome) => outcome,
-                    Err(error) => return Err(explain(pool, &event, error).await),
+                    Err(error) => {
+                        let about = kit::deliver::Subject {
+                            table: "orders",
+                            noun: "order",
+                            id: event.order_id(),
+                            advice: "deliver its order.created first".into(),
+                        };
+                        return Err(kit::deliver::handler_failed(pool, error, about).await);
+                    }
                 };
                 // The delivery happened; a report that cannot be read says so, and is not
                 // the handler's failure.
@@ -184,27 +192,6 @@ impl<H: Handler> kit::deliver::Feed for SagaFeed<H> {
                 ))
             }
         }
-    }
-}
-
-/// A handler's error in words. A query that found no row is blamed on a missing order only
-/// when the order is indeed missing: a student's handler may look up something else.
-async fn explain(pool: &PgPool, event: &PaymentEvent, error: sqlx::Error) -> String {
-    if !matches!(error, sqlx::Error::RowNotFound) {
-        return kit::describe_sqlx(&error);
-    }
-    let exists: Result<bool, _> =
-        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM orders WHERE id = $1)")
-            .bind(event.order_id())
-            .fetch_one(pool)
-            .await;
-    match exists {
-        Ok(false) => format!(
-            "there is no order {:?} (a query of the handler found no row: sqlx's RowNotFound); \
-             deliver its order.created first",
-            event.order_id()
-        ),
-        _ => "a query of the handler expected a row and found none (sqlx's RowNotFound)".into(),
     }
 }
 

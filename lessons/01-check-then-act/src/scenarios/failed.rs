@@ -1,7 +1,7 @@
-use kit::{Interleaving, Script};
+use kit::Script;
 
 use super::forced::{LOCK_ACCOUNT_ROW, shown};
-use super::{credit_event, prepare};
+use super::{credit_event, with_account};
 use crate::judge::judge;
 use crate::{Delivery, Handler, Subject, Violation, ViolationKind};
 
@@ -38,11 +38,7 @@ async fn failed_then_redelivered<H: Handler>(
         Fault::Cancelled => Delivery::CancelledThenRedelivered,
         Fault::Killed => Delivery::KilledThenRedelivered,
     };
-    let (db, ledger) = prepare(&subject, during).await?;
-    ledger
-        .open_account("acc-1")
-        .await
-        .map_err(Violation::setup(during))?;
+    let (db, ledger) = with_account(&subject, during).await?;
     let event = credit_event("evt-1", "acc-1");
     let script = Script::new(&subject.handler, shown)
         .sql("holder", "lock", LOCK_ACCOUNT_ROW)
@@ -53,17 +49,14 @@ async fn failed_then_redelivered<H: Handler>(
         Fault::Cancelled => script.cancel("fail", "worker-1"),
         Fault::Killed => script.kill("fail", "worker-1"),
     };
-    let mut interleaving = Interleaving::new(&db)
-        .await
-        .map_err(Violation::setup(during))?;
-    let ran = (interleaving.run(
+    let (mut interleaving, ran) = kit::play(
         &db,
         script,
         "lock first fail commit again",
         kit::describe_outcome,
-    ))
-    .await
-    .map_err(|e| Violation::stuck_or_setup(e, interleaving.trace(), during))?;
+        during,
+    )
+    .await?;
     let cancelled = ran.cancelled("worker-1");
     let mut outcomes = Vec::new();
     let mut hidden = None;

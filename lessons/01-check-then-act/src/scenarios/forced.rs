@@ -1,6 +1,6 @@
-use kit::{Interleaving, Script};
+use kit::Script;
 
-use super::{AMOUNT_CENTS, credit_event, prepare};
+use super::{AMOUNT_CENTS, credit_event, with_account};
 use crate::judge::judge;
 use crate::{CreditEvent, Delivery, Handler, Subject, Violation, ViolationKind};
 
@@ -24,28 +24,21 @@ pub(super) fn shown(event: &CreditEvent) -> String {
 /// insert waits on the first worker's row, then loses: every run.
 pub async fn forced_interleaving<H: Handler>(subject: Subject<H>) -> Result<(), Violation> {
     let during = Delivery::Scripted { workers: 2 };
-    let (db, ledger) = prepare(&subject, during).await?;
-    ledger
-        .open_account("acc-1")
-        .await
-        .map_err(Violation::setup(during))?;
+    let (db, ledger) = with_account(&subject, during).await?;
     let event = credit_event("evt-1", "acc-1");
     let script = Script::new(&subject.handler, shown)
         .sql("holder", "lock", LOCK_ACCOUNT_ROW)
         .sql("holder", "commit", "COMMIT")
         .deliver("worker-1", "first", event.clone())
         .deliver("worker-2", "second", event.clone());
-    let mut interleaving = Interleaving::new(&db)
-        .await
-        .map_err(Violation::setup(during))?;
-    let ran = (interleaving.run(
+    let (mut interleaving, ran) = kit::play(
         &db,
         script,
         "lock first second commit",
         kit::describe_outcome,
-    ))
-    .await
-    .map_err(|e| Violation::stuck_or_setup(e, interleaving.trace(), during))?;
+        during,
+    )
+    .await?;
     let second_waited = ran.waited("worker-2");
     let outcomes: Vec<_> = ran
         .outcomes

@@ -33,6 +33,19 @@ async fn prepare<H: Handler>(
     kit::prepare(&subject.schema, during, Ledger::open).await
 }
 
+/// The same, with the account `acc-1` opened at zero: where most scenarios start.
+async fn with_account<H: Handler>(
+    subject: &Subject<H>,
+    during: Delivery,
+) -> Result<(TestDatabase, Ledger), Violation> {
+    let (db, ledger) = prepare(subject, during).await?;
+    ledger
+        .open_account("acc-1")
+        .await
+        .map_err(Violation::setup(during))?;
+    Ok((db, ledger))
+}
+
 /// Every event a scenario delivers arrives as a broker would deliver it, as JSON, and goes
 /// through the parser a real consumer would use at its edge.
 fn credit_event(id: &str, account: &str) -> CreditEvent {

@@ -1,4 +1,4 @@
-use kit::{Interleaving, Script};
+use kit::Script;
 
 use super::forced::{LOCK_ACCOUNT_ROW, shown};
 use super::{credit_event, prepare};
@@ -26,17 +26,14 @@ pub async fn other_accounts_do_not_wait<H: Handler>(subject: Subject<H>) -> Resu
         .deliver("worker-1", "first", this.clone())
         .deliver("worker-2", "other", other.clone());
     // ANCHOR_END: other_accounts
-    let mut interleaving = Interleaving::new(&db)
-        .await
-        .map_err(Violation::setup(during))?;
-    let ran = (interleaving.run(
+    let (mut interleaving, ran) = kit::play(
         &db,
         script,
         "lock first other commit",
         kit::describe_outcome,
-    ))
-    .await
-    .map_err(|e| Violation::stuck_or_setup(e, interleaving.trace(), during))?;
+        during,
+    )
+    .await?;
     let waited = ran.waited("worker-2");
     let mut judged = Vec::new();
     for ((_, outcome), (account, event)) in ran

@@ -1,4 +1,4 @@
-use super::{credit_event, prepare};
+use super::{credit_event, with_account};
 use crate::judge::judge;
 use crate::{Delivery, Handler, Subject, Violation};
 
@@ -10,11 +10,7 @@ use crate::{Delivery, Handler, Subject, Violation};
 /// *inside* the window between check and write, and a sequential test never opens it.
 pub async fn sequential_redelivery<H: Handler>(subject: Subject<H>) -> Result<(), Violation> {
     let during = Delivery::OneAfterAnother { times: 2 };
-    let (db, ledger) = prepare(&subject, during).await?;
-    ledger
-        .open_account("acc-1")
-        .await
-        .map_err(Violation::setup(during))?;
+    let (db, ledger) = with_account(&subject, during).await?;
     let pool = db.pool(1).await.map_err(Violation::setup(during))?;
     let event = credit_event("evt-1", "acc-1");
 

@@ -1,7 +1,7 @@
-use kit::{Interleaving, Script};
+use kit::Script;
 
 use super::forced::{LOCK_ACCOUNT_ROW, shown};
-use super::{AMOUNT_CENTS, credit_event, prepare};
+use super::{AMOUNT_CENTS, credit_event, with_account};
 use crate::{Delivery, Handler, Outcome, Subject, Violation, ViolationKind};
 
 // ANCHOR: two_events
@@ -12,11 +12,7 @@ pub async fn two_events_race_for_one_account<H: Handler>(
     subject: Subject<H>,
 ) -> Result<(), Violation> {
     let during = Delivery::TwoEventsForOneAccount;
-    let (db, ledger) = prepare(&subject, during).await?;
-    ledger
-        .open_account("acc-1")
-        .await
-        .map_err(Violation::setup(during))?;
+    let (db, ledger) = with_account(&subject, during).await?;
     let (first, second) = (
         credit_event("evt-1", "acc-1"),
         credit_event("evt-2", "acc-1"),
@@ -27,17 +23,14 @@ pub async fn two_events_race_for_one_account<H: Handler>(
         .deliver("worker-1", "first", first.clone())
         .deliver("worker-2", "second", second.clone());
     // ANCHOR_END: two_events
-    let mut interleaving = Interleaving::new(&db)
-        .await
-        .map_err(Violation::setup(during))?;
-    let ran = (interleaving.run(
+    let (mut interleaving, ran) = kit::play(
         &db,
         script,
         "lock first second commit",
         kit::describe_outcome,
-    ))
-    .await
-    .map_err(|e| Violation::stuck_or_setup(e, interleaving.trace(), during))?;
+        during,
+    )
+    .await?;
 
     let (one, two) = (
         (ledger.observe("acc-1", &first).await).map_err(Violation::setup(during))?,

@@ -1,8 +1,6 @@
-use kit::{Interleaving, Script};
+use kit::Script;
 
-use super::{
-    AMOUNT_CENTS, LOCK_ORDER_ROW, describe, prepare, shown, stuck_or_setup, succeeded, verdict,
-};
+use super::{AMOUNT_CENTS, LOCK_ORDER_ROW, describe, shown, succeeded, verdict, with_order};
 use crate::judge::Expect;
 use crate::{Delivery, Handler, Subject, Violation, ViolationKind};
 
@@ -20,11 +18,7 @@ pub async fn cancelled_delivery_then_redelivery<H: Handler>(
          the order (as a statement timeout would), and the event was delivered again on another \
          connection (a scripted interleaving)",
     );
-    let (db, orders) = prepare(&subject, during).await?;
-    orders
-        .place("ord-1", AMOUNT_CENTS)
-        .await
-        .map_err(Violation::setup(during))?;
+    let (db, orders) = with_order(&subject, during, AMOUNT_CENTS).await?;
     let event = succeeded("pay-1", "ord-1");
     let script = Script::new(&subject.handler, shown)
         .sql("holder", "lock", LOCK_ORDER_ROW)
@@ -34,11 +28,7 @@ pub async fn cancelled_delivery_then_redelivery<H: Handler>(
         .deliver("worker-2", "again", event.clone());
     let permutation = "lock first timeout commit again";
     // ANCHOR_END: cancelled_then_redelivered
-    let mut interleaving = Interleaving::new(&db)
-        .await
-        .map_err(Violation::setup(during))?;
-    let ran = (interleaving.run(&db, script, permutation, describe).await)
-        .map_err(|e| stuck_or_setup(e, interleaving.trace(), during))?;
+    let (mut interleaving, ran) = kit::play(&db, script, permutation, describe, during).await?;
     let cancelled = ran.cancelled("worker-1");
     let mut delivered = Vec::new();
     let mut hidden = None;

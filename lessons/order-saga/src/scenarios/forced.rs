@@ -1,8 +1,8 @@
-use kit::{Interleaving, Script};
+use kit::Script;
 
 use super::{
-    AMOUNT_CENTS, LOCK_ORDER_ROW, describe, failed, gave_up_without_waiting, prepare, shown,
-    stuck_or_setup, succeeded, verdict,
+    AMOUNT_CENTS, LOCK_ORDER_ROW, describe, failed, gave_up_without_waiting, shown, succeeded,
+    verdict, with_order,
 };
 use crate::judge::Expect;
 use crate::{Delivery, Handler, PaymentEvent, Subject, Violation};
@@ -20,11 +20,7 @@ async fn race_inside_a_transaction<H: Handler>(
     second: PaymentEvent,
     snapshot: &str,
 ) -> Result<(), Violation> {
-    let (db, orders) = prepare(&subject, during).await?;
-    orders
-        .place("ord-1", AMOUNT_CENTS)
-        .await
-        .map_err(Violation::setup(during))?;
+    let (db, orders) = with_order(&subject, during, AMOUNT_CENTS).await?;
     // ANCHOR: race_script
     let script = Script::new(&subject.handler, shown)
         .sql("holder", "lock", lock)
@@ -33,11 +29,7 @@ async fn race_inside_a_transaction<H: Handler>(
         .deliver("worker-2", "second", second.clone());
     let permutation = "lock first second commit";
     // ANCHOR_END: race_script
-    let mut interleaving = Interleaving::new(&db)
-        .await
-        .map_err(Violation::setup(during))?;
-    let ran = (interleaving.run(&db, script, permutation, describe).await)
-        .map_err(|e| stuck_or_setup(e, interleaving.trace(), during))?;
+    let (mut interleaving, ran) = kit::play(&db, script, permutation, describe, during).await?;
     let second_waited = ran.waited("worker-2");
     let delivered: Vec<_> = [first.clone(), second.clone()]
         .into_iter()

@@ -1,8 +1,8 @@
-use kit::{Interleaving, Script};
+use kit::Script;
 
 use super::{
-    AMOUNT_CENTS, LOCK_ORDER_ROW, describe, gave_up_without_waiting, prepare, shown,
-    stuck_or_setup, succeeded, verdict,
+    AMOUNT_CENTS, LOCK_ORDER_ROW, describe, gave_up_without_waiting, shown, succeeded, verdict,
+    with_order,
 };
 use crate::judge::Expect;
 use crate::{Delivery, Handler, Subject, Violation};
@@ -27,11 +27,7 @@ async fn killed<H: Handler>(
     permutation: &str,
     snapshot: &str,
 ) -> Result<(), Violation> {
-    let (db, orders) = prepare(&subject, during).await?;
-    orders
-        .place("ord-1", AMOUNT_CENTS)
-        .await
-        .map_err(Violation::setup(during))?;
+    let (db, orders) = with_order(&subject, during, AMOUNT_CENTS).await?;
     let event = succeeded("pay-1", "ord-1");
     // ANCHOR: fault_script
     let script = Script::new(&subject.handler, shown)
@@ -41,11 +37,7 @@ async fn killed<H: Handler>(
         .kill("crash", "worker-1")
         .deliver("worker-2", "second", event.clone());
     // ANCHOR_END: fault_script
-    let mut interleaving = Interleaving::new(&db)
-        .await
-        .map_err(Violation::setup(during))?;
-    let ran = (interleaving.run(&db, script, permutation, describe).await)
-        .map_err(|e| stuck_or_setup(e, interleaving.trace(), during))?;
+    let (mut interleaving, ran) = kit::play(&db, script, permutation, describe, during).await?;
     // A redelivery after the crash has nothing to wait for; one that raced the first does.
     let waited = permutation == AFTER_THE_CRASH || ran.waited("worker-2");
     let delivered: Vec<_> = (ran.outcomes.into_iter())

@@ -25,7 +25,7 @@ pub use sequential::{
     redelivered_instalment,
 };
 
-use kit::{KitError, TestDatabase, Trace};
+use kit::{TestDatabase, Trace};
 
 use crate::ViolationKind;
 use crate::judge::{Delivered, Expect, judge};
@@ -44,6 +44,21 @@ async fn prepare<H: Handler>(
     during: Delivery,
 ) -> Result<(TestDatabase, Orders), Violation> {
     kit::prepare(&subject.schema, during, Orders::open).await
+}
+
+/// The same, with the pending order `ord-1` placed for `amount_cents`: where most scenarios
+/// start.
+async fn with_order<H: Handler>(
+    subject: &Subject<H>,
+    during: Delivery,
+    amount_cents: i64,
+) -> Result<(TestDatabase, Orders), Violation> {
+    let (db, orders) = prepare(subject, during).await?;
+    orders
+        .place("ord-1", amount_cents)
+        .await
+        .map_err(Violation::setup(during))?;
+    Ok((db, orders))
 }
 
 fn succeeded(id: &str, order_id: &str) -> PaymentEvent {
@@ -100,12 +115,6 @@ fn shown(event: &PaymentEvent) -> String {
 /// How a trace shows what a delivery returned: the outcome, or the error by its SQLSTATE.
 fn describe(outcome: &Result<Outcome, sqlx::Error>) -> String {
     kit::describe_outcome(outcome)
-}
-
-/// A worker that waits on something the database cannot see is the student's doing (a lock in
-/// the process, say), not a broken test: say so, with the trace so far.
-fn stuck_or_setup(error: KitError, trace: &Trace, during: Delivery) -> Violation {
-    Violation::stuck_or_setup(error, trace, during)
 }
 
 /// Right result, wrong reason: a delivery may only give up on its event once the delivery it

@@ -2,10 +2,10 @@
 //! other orders. A guard that refuses duplicates by aborting or serialising everything fails
 //! these.
 
-use kit::{Interleaving, Script};
+use kit::Script;
 
 use super::{
-    AMOUNT_CENTS, LOCK_ORDER_ROW, describe, prepare, shown, stuck_or_setup, succeeded, verdict,
+    AMOUNT_CENTS, LOCK_ORDER_ROW, describe, prepare, shown, succeeded, verdict, with_order,
 };
 use crate::judge::Expect;
 use crate::{Delivery, Handler, Subject, Violation, ViolationKind};
@@ -23,11 +23,7 @@ pub async fn instalments_race_for_one_order<H: Handler>(
          instalment-2, 400 cents) on two workers at once, the second while the first was inside \
          its transaction (a scripted interleaving)",
     );
-    let (db, orders) = prepare(&subject, during).await?;
-    orders
-        .place("ord-1", 1000)
-        .await
-        .map_err(Violation::setup(during))?;
+    let (db, orders) = with_order(&subject, during, 1000).await?;
     let first = super::payment("instalment-1", "ord-1", 300, None);
     let second = super::payment("instalment-2", "ord-1", 400, None);
     let script = Script::new(&subject.handler, shown)
@@ -36,13 +32,8 @@ pub async fn instalments_race_for_one_order<H: Handler>(
         .deliver("worker-1", "first", first.clone())
         .deliver("worker-2", "second", second.clone());
     // ANCHOR_END: instalments_race
-    let mut interleaving = Interleaving::new(&db)
-        .await
-        .map_err(Violation::setup(during))?;
-    let ran = (interleaving
-        .run(&db, script, "lock first second commit", describe)
-        .await)
-        .map_err(|e| stuck_or_setup(e, interleaving.trace(), during))?;
+    let (mut interleaving, ran) =
+        kit::play(&db, script, "lock first second commit", describe, during).await?;
     let delivered: Vec<_> = [first.clone(), second.clone()]
         .into_iter()
         .zip(ran.outcomes.into_iter().map(|(_, outcome)| outcome))
@@ -81,13 +72,8 @@ pub async fn other_orders_do_not_wait<H: Handler>(subject: Subject<H>) -> Result
         .deliver("worker-1", "first", this.clone())
         .deliver("worker-2", "other", other.clone());
     // ANCHOR_END: other_orders
-    let mut interleaving = Interleaving::new(&db)
-        .await
-        .map_err(Violation::setup(during))?;
-    let ran = (interleaving
-        .run(&db, script, "lock first other commit", describe)
-        .await)
-        .map_err(|e| stuck_or_setup(e, interleaving.trace(), during))?;
+    let (mut interleaving, ran) =
+        kit::play(&db, script, "lock first other commit", describe, during).await?;
     let waited = ran.waited("worker-2");
     let mut outcomes = ran.outcomes.into_iter().map(|(_, outcome)| outcome);
     let mut judged = Vec::new();

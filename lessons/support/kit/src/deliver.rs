@@ -116,6 +116,39 @@ pub async fn run<F: Feed>(
     Ok(delivered)
 }
 
+/// The row a handler's event is about, as a feed names it when the handler fails: `table` holds
+/// it under `id`, and `advice` says which line would create it.
+pub struct Subject<'a> {
+    pub table: &'static str,
+    pub noun: &'static str,
+    pub id: &'a str,
+    pub advice: String,
+}
+
+/// A handler's error in words, by its SQLSTATE. A query that found no row (sqlx's
+/// `RowNotFound`) is blamed on a missing row only when that row is indeed missing: a student's
+/// handler may have looked up something else.
+pub async fn handler_failed(pool: &PgPool, error: sqlx::Error, about: Subject<'_>) -> String {
+    if !matches!(error, sqlx::Error::RowNotFound) {
+        return crate::describe_sqlx(&error);
+    }
+    // `table` is one of the feed's own constants, never input.
+    let exists: Result<bool, _> = sqlx::query_scalar(AssertSqlSafe(format!(
+        "SELECT EXISTS (SELECT 1 FROM {} WHERE id = $1)",
+        about.table
+    )))
+    .bind(about.id)
+    .fetch_one(pool)
+    .await;
+    match exists {
+        Ok(false) => format!(
+            "there is no {} {:?} (a query of the handler found no row: sqlx's RowNotFound); {}",
+            about.noun, about.id, about.advice
+        ),
+        _ => "a query of the handler expected a row and found none (sqlx's RowNotFound)".into(),
+    }
+}
+
 /// Whether a string of the JSON holds U+0000, which PostgreSQL refuses in text (22021): refused
 /// here, by line, rather than failing in the database as if the delivery had. A line that is not
 /// JSON is left to the feed, which says why.

@@ -56,5 +56,5 @@ pub mod __private {
 }
 
 pub use subject::{Handler, Subject};
-pub use teaching::{Explain, Violation, prepare, see};
+pub use teaching::{Explain, Violation, play, prepare, see};
 pub use trace::{Trace, passing_trace, passing_traces};

@@ -7,7 +7,8 @@
 
 use std::fmt;
 
-use crate::{KitError, Schema, TestDatabase, Trace};
+use crate::subject::Handler;
+use crate::{Interleaving, KitError, Ran, Schema, Script, TestDatabase, Trace};
 
 /// A lesson's kinds of violation, and how each is explained.
 pub trait Explain<D>: Sized {
@@ -61,6 +62,31 @@ impl<K: Explain<D>, D: Copy> Violation<K, D> {
             },
             other => Self::setup(during)(other),
         }
+    }
+}
+
+/// Every scripted scenario's middle step: plays `script` in `permutation` order on `db`, and
+/// returns the interleaving (its trace, for the verdict) and what each delivery returned. A
+/// worker stuck on something the database cannot see is the student's doing (a lock in the
+/// process, say), and is said so with the trace so far; anything else means the test could not
+/// run.
+pub async fn play<E: Send + 'static, H: Handler<E>, K: Explain<D>, D: Copy>(
+    db: &TestDatabase,
+    script: Script<E, H>,
+    permutation: &str,
+    describe: impl Fn(&H::Output) -> String,
+    during: D,
+) -> Result<(Interleaving, Ran<H::Output>), Violation<K, D>> {
+    let mut interleaving = Interleaving::new(db)
+        .await
+        .map_err(Violation::setup(during))?;
+    match interleaving.run(db, script, permutation, describe).await {
+        Ok(ran) => Ok((interleaving, ran)),
+        Err(error) => Err(Violation::stuck_or_setup(
+            error,
+            interleaving.trace(),
+            during,
+        )),
     }
 }
 
