@@ -102,6 +102,23 @@ pub const LESSONS: &[Lesson] = &[
         intended_failure: "an order resolved but never announced",
         repeat: &["fault: crash before the outbox row"],
     },
+    Lesson {
+        number: "06",
+        key: "deterministic-ids",
+        title: "Deterministic ids upstream",
+        folder: "06-deterministic-ids",
+        domain: "06-deterministic-ids",
+        schema: "payment_step",
+        intended_failure: "a customer charged twice",
+        repeat: &[
+            "fault: killed after the charge",
+            "fault: cancelled after the charge",
+            "forced: duplicate vs. uncommitted",
+            "barrier, 2 workers",
+            "barrier, 8 workers",
+            "barrier, 32 workers",
+        ],
+    },
 ];
 
 /// Accepts `1`, `01`, the stable key or the folder name.

@@ -35,6 +35,43 @@ pub fn trace<K, D>(violation: Violation<K, D>) -> Result<String, Complaint> {
     trace.ok_or_else(|| Complaint("a scripted scenario records its trace".into()))
 }
 
+/// `text` with every UUID (a random id, as lesson 06's shipped exercise draws them) replaced by
+/// a numbered stand-in of the same length, `00000000-0000-4000-8000-000000000001` for the first
+/// one seen and so on: a snapshot stays the same from run to run, wraps as the trace did, and
+/// still shows which ids were the same and which were not.
+pub fn numbered_uuids(text: &str) -> String {
+    const SHAPE: &[u8] = b"xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx";
+    let is_uuid = |window: &[u8]| {
+        window.iter().zip(SHAPE).all(|(b, s)| match s {
+            b'-' => *b == b'-',
+            _ => b.is_ascii_hexdigit(),
+        })
+    };
+    let bytes = text.as_bytes();
+    let (mut out, mut seen): (String, Vec<&str>) = (String::new(), Vec::new());
+    let mut at = 0;
+    while at < bytes.len() {
+        let end = at + SHAPE.len();
+        if end <= bytes.len() && is_uuid(&bytes[at..end]) {
+            let uuid = &text[at..end];
+            let number = match seen.iter().position(|known| *known == uuid) {
+                Some(index) => index + 1,
+                None => {
+                    seen.push(uuid);
+                    seen.len()
+                }
+            };
+            out.push_str(&format!("00000000-0000-4000-8000-{number:012}"));
+            at = end;
+        } else {
+            let ch = text[at..].chars().next().expect("at is a char boundary");
+            out.push(ch);
+            at += ch.len_utf8();
+        }
+    }
+    out
+}
+
 /// The trace a passing scripted scenario recorded, for a snapshot of the solution (the chapters
 /// show those): a failure is a complaint.
 pub async fn passing<K: Explain<D>, D>(
@@ -49,6 +86,17 @@ pub async fn passing<K: Explain<D>, D>(
             other.len()
         ))),
     }
+}
+
+#[test]
+fn uuids_are_numbered_in_the_order_first_seen() {
+    let text = "key 8f988a0d-a5df-46b0-bb14-0d04e2cff800, then 8DF2F664-e481-4b62-84e0-87dd5cb982c7 \
+                and 8f988a0d-a5df-46b0-bb14-0d04e2cff800 again; ord-1:payment stays";
+    assert_eq!(
+        numbered_uuids(text),
+        "key 00000000-0000-4000-8000-000000000001, then 00000000-0000-4000-8000-000000000002 \
+         and 00000000-0000-4000-8000-000000000001 again; ord-1:payment stays"
+    );
 }
 
 /// Snapshots named as given, in a `snapshots/` folder beside the lesson's `checks.rs`.

@@ -17,6 +17,8 @@ pub mod lesson_03;
 pub mod lesson_04;
 #[path = "../../../05-outbox/checks.rs"]
 pub mod lesson_05;
+#[path = "../../../06-deterministic-ids/checks.rs"]
+pub mod lesson_06;
 pub mod probe;
 pub mod saga;
 pub mod wrong_fix;
@@ -55,6 +57,7 @@ pub const LESSONS: &[Lesson] = &[
     lesson_03::LESSON,
     lesson_04::LESSON,
     lesson_05::LESSON,
+    lesson_06::LESSON,
 ];
 
 impl Lesson {

@@ -166,3 +166,55 @@ async fn the_ledger_feed_credits_once_and_refuses_a_bad_line_by_number() {
         .get(0);
     assert_eq!(balance, 100, "evt-1 once; evt-3 never read");
 }
+
+/// Lesson 06's feed keeps the same promise, and a redelivered order.created charges nothing.
+#[tokio::test]
+async fn lesson_06_rejects_a_bad_line_and_a_redelivered_order_charges_once() {
+    use deterministic_ids::deliver::PaymentFeed;
+
+    let subject = deterministic_ids::subject!(solution_06::take_payment);
+    let db = TestDatabase::create(&subject.schema).await.unwrap();
+    let pool = db.pool(1).await.unwrap();
+    let client = db.session().await.unwrap();
+    let feed = PaymentFeed::new(subject.handler);
+    let created = r#"{"id":"evt-ord-1","type":"order.created","aggregate_id":"ord-1","payload":{"order_id":"ord-1","amount_cents":2598},"occurred_at":"2026-07-14T09:15:00Z"}"#;
+    let input = format!(
+        "{created}\n{created}\n{}\n{}\n",
+        created.replace(r#""order_id":"ord-1""#, r#""order_id":"ord-2""#),
+        created.replace("ord-1", "ord-3")
+    );
+    for attempt in 1..=2 {
+        let mut out = Vec::new();
+        let stopped = run(&feed, &pool, input.as_bytes(), &mut out).await;
+        let said = String::from_utf8(out).unwrap();
+        let (delivered, why) = stopped.expect_err("line 3 is bad");
+        assert_eq!(delivered, 2, "attempt {attempt}: {said}");
+        assert!(
+            matches!(&why, Stopped::Rejected { line: 3, problem } if problem.contains("payload names order \"ord-2\"")),
+            "attempt {attempt}: {why:?}"
+        );
+        let first = if attempt == 1 {
+            "Applied"
+        } else {
+            "AlreadyApplied"
+        };
+        assert!(
+            said.contains(&format!(
+                "line 1: order.created evt-ord-1 (2598 cents for ord-1, card tok_visa): {first}."
+            )),
+            "{said}"
+        );
+        assert!(said.contains("line 2: order.created evt-ord-1 (2598 cents for ord-1, card tok_visa): AlreadyApplied."), "{said}");
+        let row = client
+            .query_one(
+                "SELECT (SELECT count(*) FROM card_network.charges), (SELECT count(*) FROM payments), \
+                 (SELECT count(*) FROM outbox)",
+                &[],
+            )
+            .await
+            .unwrap();
+        let counts: (i64, i64, i64) = (row.get(0), row.get(1), row.get(2));
+        // One charge, one record, one announcement; ord-3 was never read.
+        assert_eq!(counts, (1, 1, 1), "attempt {attempt}");
+    }
+}

@@ -1,0 +1,54 @@
+//! The one rule every scenario checks, per order: the card network charged once, the saga was
+//! told under one id, and the deliveries' reports say so without calling a duplicate an error.
+
+use kit::is_unique_violation;
+
+use crate::step::Observed;
+use crate::{FailureCause, Outcome, ViolationKind};
+
+pub(crate) fn judge(
+    observed: &Observed,
+    outcomes: &[Result<Outcome, sqlx::Error>],
+) -> Result<(), ViolationKind> {
+    let order_id = observed.order_id.clone();
+    let charges = observed.charges.len();
+    if charges > 1 {
+        let mut keys: Vec<&str> = observed.charges.iter().map(|(k, _)| k.as_str()).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        return Err(ViolationKind::ChargedTwice {
+            order_id,
+            charges,
+            keys: keys.len(),
+        });
+    }
+    let ids = observed.distinct_ids();
+    if ids.len() > 1 {
+        return Err(ViolationKind::AnnouncedUnderTwoIds { order_id, ids });
+    }
+    let errors = || outcomes.iter().filter_map(|outcome| outcome.as_ref().err());
+    if let Some(error) = errors().find(|error| !is_unique_violation(error)) {
+        return Err(ViolationKind::HandlerFailed {
+            error: kit::describe_sqlx(error),
+            cause: FailureCause::of(error),
+        });
+    }
+    if let Some(example) = errors().next() {
+        return Err(ViolationKind::DuplicateSurfacedAsError {
+            errors: errors().count(),
+            example: kit::describe_sqlx(example),
+        });
+    }
+    match (charges, ids.len()) {
+        (0, 0) => return Err(ViolationKind::NeverPaid { order_id }),
+        (_, 0) => return Err(ViolationKind::ChargedButNotAnnounced { order_id }),
+        _ => {}
+    }
+    if !outcomes
+        .iter()
+        .any(|outcome| matches!(outcome, Ok(Outcome::Applied)))
+    {
+        return Err(ViolationKind::NoDeliveryReportedApplied);
+    }
+    Ok(())
+}

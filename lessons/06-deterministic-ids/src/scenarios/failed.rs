@@ -1,0 +1,102 @@
+use kit::Script;
+
+use super::{LOCK_THE_STEPS_TABLES, observe, order_created, prepare, shown, verdict};
+use crate::{DEFAULT_CARD, Delivery, Handler, Subject, Violation, ViolationKind};
+
+/// How the first delivery fails, after it has charged the card.
+#[derive(Clone, Copy)]
+enum Fault {
+    /// Its session is terminated, as when the process dies.
+    Killed,
+    /// Its statement is cancelled (57014); its session lives on in the pool.
+    Cancelled,
+}
+
+// ANCHOR: crash_after_the_charge
+/// The fault the lesson is about: the first delivery charges the card, then dies before its
+/// transaction commits (its backend terminated, as when the consumer process dies), and the
+/// broker delivers order.created again. The charge stays: the network took it. Everything the
+/// delivery wrote in its transaction is gone. The redelivery must pay for the order without
+/// charging the customer a second time, and announce it.
+pub async fn crash_after_the_charge_then_redelivery<H: Handler>(
+    subject: Subject<H>,
+) -> Result<(), Violation> {
+    failed_then_redelivered(subject, Fault::Killed).await
+}
+// ANCHOR_END: crash_after_the_charge
+
+/// The same with the first delivery's statement cancelled (as by statement_timeout) while it
+/// waits to write its record: its transaction rolls back, its session goes back to its pool,
+/// and the handler must report the failure so that the broker redelivers.
+pub async fn cancelled_after_the_charge_then_redelivery<H: Handler>(
+    subject: Subject<H>,
+) -> Result<(), Violation> {
+    failed_then_redelivered(subject, Fault::Cancelled).await
+}
+
+async fn failed_then_redelivered<H: Handler>(
+    subject: Subject<H>,
+    fault: Fault,
+) -> Result<(), Violation> {
+    let during = Delivery::Story(match fault {
+        Fault::Killed => {
+            "order.created for ord-1 was delivered, the worker died before its transaction \
+             committed, and the order was delivered again (a scripted crash)"
+        }
+        Fault::Cancelled => {
+            "order.created for ord-1 was delivered, its statement was cancelled before its \
+             transaction committed (as a statement timeout would), and the order was delivered \
+             again on another connection (a scripted interleaving)"
+        }
+    });
+    let (db, step) = prepare(&subject, during).await?;
+    let order = order_created("ord-1", DEFAULT_CARD);
+    // ANCHOR: fault_script
+    let script = Script::new(&subject.handler, shown)
+        .sql("holder", "lock", LOCK_THE_STEPS_TABLES)
+        .sql("holder", "commit", "COMMIT")
+        .deliver("worker-1", "first", order.clone())
+        .deliver("worker-2", "again", order.clone());
+    let script = match fault {
+        Fault::Killed => script.kill("fail", "worker-1"),
+        Fault::Cancelled => script.cancel("fail", "worker-1"),
+    };
+    // ANCHOR_END: fault_script
+    let (mut interleaving, ran) = kit::play(
+        &db,
+        script,
+        "lock first fail commit again",
+        kit::describe_outcome,
+        during,
+    )
+    .await?;
+    let cancelled = ran.cancelled("worker-1");
+    let mut outcomes = Vec::new();
+    let mut hidden = None;
+    for (worker, outcome) in ran.outcomes {
+        match outcome {
+            // The cancelled delivery's error is the one this scenario causes: it is right.
+            Err(_) if cancelled && worker == "worker-1" => {}
+            Ok(outcome) if cancelled && worker == "worker-1" => hidden = Some(outcome),
+            outcome => outcomes.push(outcome),
+        }
+    }
+    let observed = observe(&step, "ord-1", &[], during, Some(&mut interleaving)).await?;
+    let trace = interleaving.trace().clone();
+    verdict(&observed, &outcomes, during, Some(&trace))?;
+    if let Some(outcome) = hidden {
+        return Err(Violation {
+            kind: ViolationKind::FailureHidden { outcome },
+            during,
+            trace: Some(trace),
+        });
+    }
+    kit::passing_trace(
+        match fault {
+            Fault::Killed => "crash_after_the_charge_then_redelivery",
+            Fault::Cancelled => "cancelled_after_the_charge_then_redelivery",
+        },
+        &trace,
+    );
+    Ok(())
+}

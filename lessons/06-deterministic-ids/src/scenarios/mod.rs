@@ -1,0 +1,91 @@
+//! Lesson 06's tests, each a story from chapter 6. Every scenario takes the subject (a handler
+//! and its schema), builds a fresh database, delivers order.created, and judges what the card
+//! network, the step's record and its outbox show.
+
+mod barrier;
+mod failed;
+mod forced;
+mod neighbours;
+mod replayed;
+mod sequential;
+
+pub use barrier::{barrier, barrier_rounds};
+pub use failed::{
+    cancelled_after_the_charge_then_redelivery, crash_after_the_charge_then_redelivery,
+};
+pub use forced::duplicate_races_an_uncommitted_delivery;
+pub use neighbours::other_orders_do_not_wait;
+pub use replayed::replayed_after_a_restore;
+pub use sequential::redelivered_after_commit;
+
+use kit::{TestDatabase, Trace};
+
+use crate::judge::judge;
+use crate::step::{Observed, PaymentStep};
+use crate::{Delivery, Handler, OrderCreated, Outcome, Subject, Violation};
+
+/// The holder's locks on the step's own tables: a delivery stops at its first write there,
+/// after it has charged the card (when it charges first) and before anything commits.
+const LOCK_THE_STEPS_TABLES: &str = "BEGIN; LOCK TABLE payments, outbox IN SHARE MODE";
+
+/// What every scenario's order costs.
+const AMOUNT_CENTS: i64 = 2598;
+
+/// A fresh database with the subject's schema, and the test's own session on it.
+async fn prepare<H: Handler>(
+    subject: &Subject<H>,
+    during: Delivery,
+) -> Result<(TestDatabase, PaymentStep), Violation> {
+    kit::prepare(&subject.schema, during, PaymentStep::open).await
+}
+
+/// Every order.created a scenario delivers arrives as the order service publishes it, as JSON,
+/// and goes through the parser a real consumer would use at its edge.
+fn order_created(order_id: &str, card: &str) -> OrderCreated {
+    let wire = serde_json::json!({
+        "id": format!("evt-{order_id}"),
+        "type": "order.created",
+        "aggregate_id": order_id,
+        "payload": { "order_id": order_id, "amount_cents": AMOUNT_CENTS, "card": card },
+        "occurred_at": "2026-07-14T09:15:00Z",
+    });
+    OrderCreated::from_json(&wire.to_string()).expect("the scenarios' events are valid")
+}
+
+/// How a trace shows a delivery.
+fn shown(event: &OrderCreated) -> String {
+    format!("take_payment(order.created {})", event.order_id())
+}
+
+/// What the deliveries left for `order_id` (with the ids `published` before a restore), noted
+/// in the trace when the scenario has one.
+async fn observe(
+    step: &PaymentStep,
+    order_id: &str,
+    published: &[String],
+    during: Delivery,
+    interleaving: Option<&mut kit::Interleaving>,
+) -> Result<Observed, Violation> {
+    let observed = step
+        .observe(order_id, published)
+        .await
+        .map_err(Violation::setup(during))?;
+    if let Some(interleaving) = interleaving {
+        interleaving.note(observed.summary());
+    }
+    Ok(observed)
+}
+
+/// Judges one order's observation with the deliveries' `outcomes`, and words what it finds.
+fn verdict(
+    observed: &Observed,
+    outcomes: &[Result<Outcome, sqlx::Error>],
+    during: Delivery,
+    trace: Option<&Trace>,
+) -> Result<(), Violation> {
+    judge(observed, outcomes).map_err(|kind| Violation {
+        kind,
+        during,
+        trace: trace.cloned(),
+    })
+}

@@ -1,0 +1,265 @@
+use std::fmt;
+
+use kit::{Explain, KitError};
+
+use crate::Outcome;
+
+/// What a scenario caught, and how the order.created was delivered when it did. Its `Display`
+/// (and its `Debug`, which is what a failing test prints) is the teaching message: what
+/// happened, why it is wrong, and where the book explains it.
+pub type Violation = kit::Violation<ViolationKind, Delivery>;
+
+/// Lesson 06's chapter, for [`see`].
+const LESSON: &str = "06";
+
+fn see(section: &str) -> String {
+    kit::see(LESSON, section)
+}
+
+#[derive(Debug)]
+pub enum ViolationKind {
+    /// The card network took more than one charge for the order, under `keys` different
+    /// idempotency keys.
+    ChargedTwice {
+        order_id: String,
+        charges: usize,
+        keys: usize,
+    },
+    /// The saga was told about the order's payment under more than one event id: its dedupe
+    /// guard would take each for a payment of its own.
+    AnnouncedUnderTwoIds { order_id: String, ids: Vec<String> },
+    /// The card was charged, and the saga was never told.
+    ChargedButNotAnnounced { order_id: String },
+    /// Nothing was charged and nothing announced.
+    NeverPaid { order_id: String },
+    /// The payment was taken once, but deliveries that lost the race returned the unique
+    /// violation as an error.
+    DuplicateSurfacedAsError { errors: usize, example: String },
+    /// A delivery failed with something other than a duplicate.
+    HandlerFailed { error: String, cause: FailureCause },
+    /// The payment was taken and announced, but no delivery reported `Applied`.
+    NoDeliveryReportedApplied,
+    /// A delivery whose statement was cancelled (57014) reported an outcome instead of the
+    /// error, although its transaction rolled back.
+    FailureHidden { outcome: Outcome },
+    /// A delivery for another order waited while one order's payment was being recorded.
+    WaitedOnAnotherOrder,
+    /// A delivery returned, and its session still held a lock or an open transaction.
+    LeftBehind { detail: String },
+    /// A worker neither finished nor waited on a database lock.
+    Stuck { detail: String },
+    /// The test could not run at all (no database, a migration that does not apply, …).
+    Setup(Box<KitError>),
+}
+
+/// What a handler's error was, by its SQLSTATE (kit::sqlstate), for what it means here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureCause {
+    /// No connection came free in the pool: the handler wanted a second one while holding one.
+    PoolExhausted,
+    /// 40001: a serialization failure, from an isolation level above read committed.
+    Serialization,
+    /// Anything else, named by its SQLSTATE in the error.
+    Other,
+}
+
+impl FailureCause {
+    pub(crate) fn of(error: &sqlx::Error) -> FailureCause {
+        if matches!(error, sqlx::Error::PoolTimedOut) {
+            return FailureCause::PoolExhausted;
+        }
+        match kit::code_of(error).as_deref() {
+            Some("40001") => FailureCause::Serialization,
+            _ => FailureCause::Other,
+        }
+    }
+}
+
+/// How the order.created reached the payment step.
+#[derive(Debug, Clone, Copy)]
+pub enum Delivery {
+    /// A scenario's story, in one sentence.
+    Story(&'static str),
+    /// `workers` workers released together by a barrier, in round `round` of `rounds`.
+    Barrier {
+        workers: usize,
+        round: usize,
+        rounds: usize,
+    },
+}
+
+impl fmt::Display for Delivery {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Delivery::Story(story) => f.write_str(story),
+            Delivery::Barrier {
+                workers,
+                round,
+                rounds,
+            } => write!(
+                f,
+                "{workers} workers were released together by a barrier, each with the same \
+                 order.created (round {round} of {rounds})"
+            ),
+        }
+    }
+}
+
+impl Explain<Delivery> for ViolationKind {
+    fn setup(error: KitError) -> Self {
+        ViolationKind::Setup(Box::new(error))
+    }
+
+    fn stuck(detail: String) -> Self {
+        ViolationKind::Stuck { detail }
+    }
+
+    fn left_behind(detail: String) -> Self {
+        ViolationKind::LeftBehind { detail }
+    }
+
+    fn explain(&self, during: &Delivery, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !matches!(self, ViolationKind::Setup(_)) {
+            write!(f, "{during}: ")?;
+        }
+        match self {
+            ViolationKind::ChargedTwice {
+                order_id,
+                charges,
+                keys,
+            } if keys == charges => write!(
+                f,
+                "the card network charged {order_id}'s customer {charges} times (expected \
+                 once), each time under a different idempotency key.\n\
+                 The network deduplicates on the key it is given, and nothing else: a request \
+                 under a key it has never seen is a new charge, however much it looks like the \
+                 last one. Each delivery handed it a key of its own making, so a retry looked \
+                 like a new purchase. The charge is not part of the handler's transaction: \
+                 rolling back, or finding a record later, takes none of it back.\n{}",
+                see("A key the network can recognise")
+            ),
+            ViolationKind::ChargedTwice {
+                order_id,
+                charges,
+                keys,
+            } => write!(
+                f,
+                "the card network charged {order_id}'s customer {charges} times (expected \
+                 once), under {keys} idempotency key(s): some requests shared a key and the \
+                 network answered them with one charge, but the others did not.\n{}",
+                see("A key the network can recognise")
+            ),
+            ViolationKind::AnnouncedUnderTwoIds { order_id, ids } => write!(
+                f,
+                "the saga was told about {order_id}'s payment under {} different event ids: \
+                 {}.\n\
+                 The saga deduplicates on the event id (lesson 02's guard): to it, these are {} \
+                 different payments, and it would count each one towards the order. A guard \
+                 downstream can only recognise a repeat that carries the same id as the first \
+                 time, so the id must come out the same whichever delivery, or replay, \
+                 announces the payment.\n{}",
+                ids.len(),
+                ids.join(", "),
+                ids.len(),
+                see("Why the saga's guard cannot help")
+            ),
+            ViolationKind::ChargedButNotAnnounced { order_id } => write!(
+                f,
+                "{order_id}'s customer was charged, but the outbox announces nothing: the saga \
+                 will never hear of the payment, and the order stays pending for good.\n\
+                 The delivery that charged never committed its announcement, and the one after \
+                 it decided there was nothing left to do. A charge the network remembers is \
+                 not a payment the saga was told about.\n{}",
+                see("The record decides what to announce")
+            ),
+            ViolationKind::NeverPaid { order_id } => write!(
+                f,
+                "nothing was charged for {order_id} and nothing announced (expected one charge \
+                 and one announcement): every delivery decided the payment had been taken \
+                 already.\n{}",
+                see("The record decides what to announce")
+            ),
+            ViolationKind::DuplicateSurfacedAsError { errors, example } => write!(
+                f,
+                "the customer was charged once and the payment announced once, but {errors} \
+                 delivery(ies) returned an error: {example}\n\
+                 That is a duplicate losing a race, not a failure. The broker reads an error as \
+                 \"not processed\": it redelivers, raises alerts, and may dead-letter an order \
+                 that was paid long ago.\n{}",
+                see("The record decides what to announce")
+            ),
+            ViolationKind::HandlerFailed { error, cause } => {
+                writeln!(f, "a delivery failed: {error}")?;
+                let (why, section) = match cause {
+                    FailureCause::PoolExhausted => (
+                        "The pool had no free connection. In these tests each worker has one \
+                         connection of its own, which its open transaction holds; a statement \
+                         sent to the pool instead of the transaction waits for a second \
+                         connection that never comes.",
+                        "The record decides what to announce",
+                    ),
+                    FailureCause::Serialization => (
+                        "The transaction runs at REPEATABLE READ or SERIALIZABLE, where the \
+                         database aborts one of two conflicting transactions instead of \
+                         letting the second wait and see the first's row. The guard here is \
+                         built on read committed, PostgreSQL's default; at a stricter level, \
+                         every such abort is a failed delivery unless the handler retries it.",
+                        "The record decides what to announce",
+                    ),
+                    FailureCause::Other => (
+                        "Only a duplicate may be reported as handled; this error means the \
+                         handler could not do its job, which a correct handler can. The \
+                         SQLSTATE says what the database refused.",
+                        "The fix: derive the id from the order",
+                    ),
+                };
+                write!(f, "{why}\n{}", see(section))
+            }
+            ViolationKind::NoDeliveryReportedApplied => write!(
+                f,
+                "the payment was taken and announced once, yet no delivery reported \
+                 Outcome::Applied. Applied means \"this delivery's transaction committed the \
+                 announcement\", which one of them did.\n{}",
+                see("The record decides what to announce")
+            ),
+            ViolationKind::FailureHidden { outcome } => write!(
+                f,
+                "the first delivery's statement was cancelled (SQLSTATE 57014) and its \
+                 transaction rolled back, so nothing of its announcement was kept, yet the \
+                 handler reported {outcome:?}. A broker stops redelivering on such a report: \
+                 had this redelivery not been scripted, the saga would never hear of the \
+                 payment. Only a duplicate means \"already applied\"; every other error stays \
+                 an error.\n{}",
+                see("A call no transaction can take back")
+            ),
+            ViolationKind::WaitedOnAnotherOrder => write!(
+                f,
+                "both orders were paid and announced once, but the delivery for ord-2 had to \
+                 wait while another session was recording ord-1's payment: it was seen waiting \
+                 on a lock when it started. Nothing about ord-2 was locked, so the handler \
+                 locks more than the payment it takes (a whole table, or one advisory key \
+                 shared by every order). That is still correct, but one slow payment now holds \
+                 up every order's.\n{}",
+                see("Other orders do not wait")
+            ),
+            ViolationKind::LeftBehind { detail } => write!(
+                f,
+                "{detail}\n\
+                 A delivery ends when its transaction does, whatever happened in it: a lock \
+                 that outlives the transaction, or a transaction the handler opened and never \
+                 ended, is still held by the pooled connection long after the handler \
+                 returned.\n{}",
+                kit::see("03", "What a failed delivery leaves behind")
+            ),
+            ViolationKind::Stuck { detail } => write!(
+                f,
+                "{detail}\n\
+                 The test's observer sees only database locks. A worker waiting on anything \
+                 else is waiting on something that lives in one process, such as a Mutex, and \
+                 a second instance of the payment step would not wait for it.\n{}",
+                see("Other orders do not wait")
+            ),
+            ViolationKind::Setup(error) => write!(f, "the test could not run: {error}"),
+        }
+    }
+}
