@@ -119,6 +119,21 @@ pub const LESSONS: &[Lesson] = &[
             "barrier, 32 workers",
         ],
     },
+    Lesson {
+        number: "07",
+        key: "at-least-once",
+        title: "At-least-once delivery, exactly-once effect",
+        folder: "07-at-least-once",
+        domain: "07-at-least-once",
+        schema: "consumer_log",
+        intended_failure: "an event lost past the committed offset, or applied out of the log's order",
+        repeat: &[
+            "fault: killed mid-batch",
+            "fault: cancelled mid-batch",
+            "forced: a second consumer",
+            "soak: 10,000+ events, 40 kills",
+        ],
+    },
 ];
 
 /// Accepts `1`, `01`, the stable key or the folder name.

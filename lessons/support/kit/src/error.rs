@@ -74,7 +74,9 @@ pub enum KitError {
 }
 
 impl KitError {
-    pub(crate) fn database(doing: &'static str) -> impl FnOnce(sqlx::Error) -> KitError {
+    /// Wraps an error of a connection the test opened through sqlx (a pool it then hands the
+    /// code under test, say) with what the test was doing.
+    pub fn database(doing: &'static str) -> impl FnOnce(sqlx::Error) -> KitError {
         move |source| KitError::Database { doing, source }
     }
 

@@ -19,6 +19,8 @@ pub mod lesson_04;
 pub mod lesson_05;
 #[path = "../../../06-deterministic-ids/checks.rs"]
 pub mod lesson_06;
+#[path = "../../../07-at-least-once/checks.rs"]
+pub mod lesson_07;
 pub mod probe;
 pub mod saga;
 pub mod wrong_fix;
@@ -58,6 +60,7 @@ pub const LESSONS: &[Lesson] = &[
     lesson_04::LESSON,
     lesson_05::LESSON,
     lesson_06::LESSON,
+    lesson_07::LESSON,
 ];
 
 impl Lesson {

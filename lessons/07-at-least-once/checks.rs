@@ -1,0 +1,188 @@
+//! Lesson 07's subjects, race and fault tests, as the checks run them.
+
+use at_least_once::{Handler, Subject, Violation, ViolationKind, scenarios, subject};
+
+use crate::Lesson;
+use crate::probe::{Probe, Side, Verdict};
+use crate::wrong_fix::{Failed, named, run_all};
+
+pub const LESSON: Lesson = Lesson {
+    number: "07",
+    probes,
+};
+
+/// As shipped: the offset is committed first, then each event is handled on its own.
+pub fn exercise() -> Subject<impl Handler> {
+    subject!(exercise_07::poll)
+}
+
+pub fn solution() -> Subject<impl Handler> {
+    subject!(solution_07::poll)
+}
+
+/// The fault and race tests of the lesson: what `cargo repeat 07` runs over and over.
+#[derive(Debug, Clone, Copy)]
+pub enum RaceTest {
+    KilledMidBatch,
+    CancelledMidBatch,
+    SecondConsumer,
+    Soak,
+}
+
+pub const RACE_TESTS: [RaceTest; 4] = [
+    RaceTest::KilledMidBatch,
+    RaceTest::CancelledMidBatch,
+    RaceTest::SecondConsumer,
+    RaceTest::Soak,
+];
+
+impl RaceTest {
+    pub fn name(&self) -> String {
+        match self {
+            RaceTest::KilledMidBatch => "fault: killed mid-batch".into(),
+            RaceTest::CancelledMidBatch => "fault: cancelled mid-batch".into(),
+            RaceTest::SecondConsumer => "forced: a second consumer".into(),
+            RaceTest::Soak => "soak: 10,000+ events, 40 kills".into(),
+        }
+    }
+
+    pub async fn run<H: Handler>(self, subject: Subject<H>) -> Result<(), Violation> {
+        match self {
+            RaceTest::KilledMidBatch => scenarios::crash_mid_batch_then_restart(subject).await,
+            RaceTest::CancelledMidBatch => {
+                scenarios::cancelled_mid_batch_then_restart(subject).await
+            }
+            RaceTest::SecondConsumer => scenarios::a_second_consumer_waits_its_turn(subject).await,
+            RaceTest::Soak => scenarios::soak(subject, scenarios::SOAK).await.map(drop),
+        }
+    }
+}
+
+/// The reasons the shipped exercise must fail for: an event lost past the committed offset, or
+/// (with two consumers) applied out of the log's order. A setup error or a timeout is never it.
+pub fn is_intended(kind: &ViolationKind) -> bool {
+    matches!(
+        kind,
+        ViolationKind::EventsLost { .. } | ViolationKind::AppliedOutOfOrder { .. }
+    )
+}
+
+fn probes() -> Vec<Probe> {
+    RACE_TESTS
+        .iter()
+        .map(|&test| {
+            Probe::new(test.name(), 1, move |side| async move {
+                let result = match side {
+                    Side::Exercise => test.run(exercise()).await,
+                    Side::Solution => test.run(solution()).await,
+                };
+                match result {
+                    Ok(()) => Verdict::Passed,
+                    Err(violation) if is_intended(&violation.kind) => Verdict::Caught { round: 1 },
+                    Err(violation) => Verdict::Other(violation.to_string()),
+                }
+            })
+        })
+        .collect()
+}
+
+/// The lesson's whole suite, the scenarios `exercise-tests.rs` runs, against `handler` (a wrong
+/// fix from `wrong-fixes/`): the scenarios that failed. The soak is the short one: the long one
+/// runs in the students' tests and in `cargo repeat 07`.
+pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> Vec<Failed> {
+    let subject = || Subject::new(at_least_once::__private::BASE_MIGRATIONS, handler.clone());
+    let mut all = vec![
+        named("consumed_once", scenarios::consumed_once(subject())),
+        named(
+            "crash_mid_batch_then_restart",
+            scenarios::crash_mid_batch_then_restart(subject()),
+        ),
+        named(
+            "cancelled_mid_batch_then_restart",
+            scenarios::cancelled_mid_batch_then_restart(subject()),
+        ),
+        named(
+            "a_second_consumer_waits_its_turn",
+            scenarios::a_second_consumer_waits_its_turn(subject()),
+        ),
+        named(
+            "the_log_grows_between_polls",
+            scenarios::the_log_grows_between_polls(subject()),
+        ),
+    ];
+    for (consumers, name) in [
+        (2, "barrier, 2 consumers"),
+        (8, "barrier, 8 consumers"),
+        (32, "barrier, 32 consumers"),
+    ] {
+        all.push(named(name, scenarios::barrier(subject(), consumers)));
+    }
+    let soak = async move { scenarios::soak(subject(), scenarios::QUICK).await.map(drop) };
+    all.push(named("soak", soak));
+    run_all(all).await
+}
+
+#[cfg(test)]
+mod tests {
+    //! The shipped exercise loses events when a consumer dies mid-batch, every time, and applies
+    //! a later verdict first when a second consumer polls; the sequential, growing-log and
+    //! barrier tests cannot tell it from the fix; the solution passes everything. The failing
+    //! traces are snapshotted beside this file: the book shows them.
+
+    use at_least_once::{Violation, scenarios};
+
+    use crate::intended::{Complaint, expect, passing, trace};
+
+    const WHY: &str = "the offset is committed before the events are handled";
+
+    #[tokio::test]
+    async fn exercise_loses_the_rest_of_its_batch_when_it_dies() -> Result<(), Complaint> {
+        let result = scenarios::crash_mid_batch_then_restart(super::exercise()).await;
+        crate::snapshot!(
+            "exercise_crash_mid_batch",
+            trace(expect(result, super::is_intended, WHY)?)?
+        );
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn exercise_lets_a_second_consumer_overtake_the_first() -> Result<(), Complaint> {
+        let result = scenarios::a_second_consumer_waits_its_turn(super::exercise()).await;
+        crate::snapshot!(
+            "exercise_second_consumer",
+            trace(expect(result, super::is_intended, WHY)?)?
+        );
+        Ok(())
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn exercise_loses_events_in_the_quick_soak() -> Result<(), Complaint> {
+        let result = scenarios::soak(super::exercise(), scenarios::QUICK)
+            .await
+            .map(drop);
+        expect(result, super::is_intended, WHY).map(drop)
+    }
+
+    /// Without a crash or a second consumer in the middle of a batch, the order of the offset
+    /// and the effects makes no difference.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
+        scenarios::consumed_once(super::exercise()).await?;
+        scenarios::the_log_grows_between_polls(super::exercise()).await?;
+        scenarios::barrier(super::exercise(), 8).await
+    }
+
+    /// The solution's passing traces, which the chapter shows. Only the solution's: a student's
+    /// correct consumer may interleave differently (wait on another session) and must pass.
+    #[tokio::test]
+    async fn solution_traces_as_the_chapter_shows_them() -> Result<(), Complaint> {
+        let trace = passing(scenarios::crash_mid_batch_then_restart(super::solution())).await?;
+        crate::snapshot!("solution_crash_mid_batch", trace);
+        let trace = passing(scenarios::a_second_consumer_waits_its_turn(
+            super::solution(),
+        ))
+        .await?;
+        crate::snapshot!("solution_second_consumer", trace);
+        Ok(())
+    }
+}

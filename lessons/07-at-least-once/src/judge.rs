@@ -1,0 +1,93 @@
+//! The one rule every scenario checks: once the consumer has caught up, every event of the log
+//! was handled exactly once, the orders are what the model says, and the offset points just
+//! after the log's last event.
+
+use crate::log::{Observed, Verdict, model};
+use crate::violation::Mismatch;
+use crate::{FailureCause, Polled, ViolationKind};
+
+pub(crate) fn judge(
+    observed: &Observed,
+    orders: &[String],
+    log: &[Verdict],
+    polls: &[Result<Polled, sqlx::Error>],
+) -> Result<(), ViolationKind> {
+    if let Some(error) = polls.iter().find_map(|poll| poll.as_ref().err()) {
+        return Err(ViolationKind::HandlerFailed {
+            error: kit::describe_sqlx(error),
+            cause: FailureCause::of(error),
+        });
+    }
+    let lost: Vec<&Verdict> = (log.iter())
+        .filter(|verdict| !observed.recorded.contains(&verdict.id))
+        .collect();
+    if let Some(first) = lost.first() {
+        let mut ids: Vec<&str> = lost.iter().map(|v| v.id.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        return Err(ViolationKind::EventsLost {
+            lost: ids.len(),
+            example: first.id.clone(),
+            next_position: observed.next_position,
+        });
+    }
+    for (order_id, expected) in model(orders, log) {
+        let Some(found) = observed.orders.get(&order_id) else {
+            continue;
+        };
+        if *found == expected {
+            continue;
+        }
+        let mismatch = Box::new(Mismatch {
+            expected: expected.to_string(),
+            found: found.to_string(),
+            order_id,
+        });
+        return Err(
+            if in_another_order(&mismatch.order_id, log, &mismatch.found) {
+                ViolationKind::AppliedOutOfOrder(mismatch)
+            } else {
+                ViolationKind::OrderDiffers(mismatch)
+            },
+        );
+    }
+    if observed.next_position > observed.last_position + 1 {
+        return Err(ViolationKind::OffsetPastTheEnd {
+            next_position: observed.next_position,
+            last: observed.last_position,
+        });
+    }
+    Ok(())
+}
+
+/// Whether `found` is what the order's verdicts make of it, each applied once, in an order
+/// other than the log's: two consumers applied parts of the log at the same time.
+fn in_another_order(order_id: &str, log: &[Verdict], found: &str) -> bool {
+    let mut verdicts: Vec<Verdict> = Vec::new();
+    for verdict in log.iter().filter(|v| v.order_id == order_id) {
+        if !verdicts.iter().any(|known| known.id == verdict.id) {
+            verdicts.push(verdict.clone());
+        }
+    }
+    let orders = [order_id.to_string()];
+    permutations(&verdicts)
+        .iter()
+        .any(|order| model(&orders, order)[order_id].to_string() == found)
+}
+
+/// Every order of `items` (an order has at most a few verdicts).
+fn permutations(items: &[Verdict]) -> Vec<Vec<Verdict>> {
+    if items.len() <= 1 {
+        return vec![items.to_vec()];
+    }
+    let mut all = Vec::new();
+    for (i, first) in items.iter().enumerate() {
+        let mut rest = items.to_vec();
+        rest.remove(i);
+        for mut tail in permutations(&rest) {
+            tail.insert(0, first.clone());
+            all.push(tail);
+        }
+    }
+    all
+}

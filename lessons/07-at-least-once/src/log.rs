@@ -1,0 +1,240 @@
+//! The test's own side of the log: it places orders, appends verdicts as a producer would,
+//! and reads back what the consumer left, through its own session (tokio-postgres), never
+//! through the pool the code under test uses. And the model: what the orders must look like
+//! once every event of the log has been handled exactly once.
+
+use std::collections::{BTreeMap, HashSet};
+
+use kit::{KitError, TestDatabase};
+
+/// What every order costs: instalments add up to it.
+pub(crate) const AMOUNT_CENTS: i64 = 3000;
+
+/// One verdict, as the tests append it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Verdict {
+    pub(crate) id: String,
+    pub(crate) order_id: String,
+    pub(crate) amount_cents: i64,
+    pub(crate) failed: bool,
+}
+
+impl Verdict {
+    pub(crate) fn paid(id: &str, order_id: &str, amount_cents: i64) -> Verdict {
+        Verdict {
+            id: id.into(),
+            order_id: order_id.into(),
+            amount_cents,
+            failed: false,
+        }
+    }
+
+    pub(crate) fn failed(id: &str, order_id: &str) -> Verdict {
+        Verdict {
+            id: id.into(),
+            order_id: order_id.into(),
+            amount_cents: AMOUNT_CENTS,
+            failed: true,
+        }
+    }
+
+    /// As the payment step publishes it, and the log keeps it.
+    pub(crate) fn json(&self) -> String {
+        let (kind, payload) = if self.failed {
+            (
+                "payment.failed",
+                serde_json::json!({ "order_id": self.order_id, "amount_cents": self.amount_cents,
+                                    "reason": "card declined" }),
+            )
+        } else {
+            (
+                "payment.succeeded",
+                serde_json::json!({ "order_id": self.order_id, "amount_cents": self.amount_cents }),
+            )
+        };
+        serde_json::json!({
+            "id": self.id, "type": kind, "aggregate_id": self.order_id, "payload": payload,
+            "occurred_at": "2026-07-14T09:15:40Z",
+        })
+        .to_string()
+    }
+}
+
+/// An order as the model or the database has it: its status, what was paid, and how many
+/// outbox rows announce it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct OrderState {
+    pub(crate) status: String,
+    pub(crate) paid_cents: i64,
+    pub(crate) announcements: i64,
+}
+
+impl std::fmt::Display for OrderState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}, {} cents paid, {} outbox row(s)",
+            self.status, self.paid_cents, self.announcements
+        )
+    }
+}
+
+/// The orders once every verdict of `log` has been handled exactly once, in log order: a
+/// verdict id seen before changes nothing, a resolved order changes no more.
+pub(crate) fn model(orders: &[String], log: &[Verdict]) -> BTreeMap<String, OrderState> {
+    let mut state: BTreeMap<String, OrderState> = (orders.iter())
+        .map(|id| {
+            let pending = OrderState {
+                status: "pending".into(),
+                paid_cents: 0,
+                announcements: 0,
+            };
+            (id.clone(), pending)
+        })
+        .collect();
+    let mut seen = HashSet::new();
+    for verdict in log {
+        if !seen.insert(verdict.id.clone()) {
+            continue;
+        }
+        let order = state
+            .get_mut(&verdict.order_id)
+            .expect("verdicts name placed orders");
+        if order.status != "pending" {
+            continue;
+        }
+        if verdict.failed {
+            order.status = "cancelled".into();
+        } else {
+            order.paid_cents += verdict.amount_cents;
+            if order.paid_cents >= AMOUNT_CENTS {
+                order.status = "confirmed".into();
+            }
+        }
+        if order.status != "pending" {
+            order.announcements = 1;
+        }
+    }
+    state
+}
+
+pub(crate) struct Log {
+    client: tokio_postgres::Client,
+}
+
+/// What the consumer left: every order's state, the verdict ids recorded as handled, and the
+/// group's committed offset.
+#[derive(Debug)]
+pub(crate) struct Observed {
+    pub(crate) orders: BTreeMap<String, OrderState>,
+    pub(crate) recorded: HashSet<String>,
+    pub(crate) next_position: i64,
+    /// The log's last position (0 when empty).
+    pub(crate) last_position: i64,
+}
+
+impl Log {
+    pub(crate) async fn open(db: &TestDatabase) -> Result<Log, KitError> {
+        Ok(Log {
+            client: db.session().await?,
+        })
+    }
+
+    /// The same view on a session opened elsewhere (the soak's producer has its own).
+    pub(crate) fn from_client(client: tokio_postgres::Client) -> Log {
+        Log { client }
+    }
+
+    /// The group's committed offset.
+    pub(crate) async fn observe_offset(&self, group: &str) -> Result<i64, KitError> {
+        let row = self
+            .client
+            .query_one(
+                "SELECT next_position FROM consumer_offsets WHERE group_id = $1",
+                &[&group],
+            )
+            .await
+            .map_err(KitError::observer("reading the group's offset"))?;
+        Ok(row.get(0))
+    }
+
+    /// Places pending orders and registers the consumer group, at the start of the log.
+    pub(crate) async fn set_up(&self, orders: &[String], group: &str) -> Result<(), KitError> {
+        self.client
+            .execute(
+                "INSERT INTO orders (id, amount_cents) SELECT unnest($1::text[]), $2",
+                &[&orders, &AMOUNT_CENTS],
+            )
+            .await
+            .map_err(KitError::observer("placing the orders"))?;
+        self.client
+            .execute(
+                "INSERT INTO consumer_offsets (group_id) VALUES ($1)",
+                &[&group],
+            )
+            .await
+            .map_err(KitError::observer("registering the consumer group"))?;
+        Ok(())
+    }
+
+    /// Appends verdicts to the log, in order, in one statement: positions follow their order.
+    pub(crate) async fn append(&self, verdicts: &[Verdict]) -> Result<(), KitError> {
+        let events: Vec<String> = verdicts.iter().map(Verdict::json).collect();
+        self.client
+            .execute(
+                "INSERT INTO log (event)
+                 SELECT e FROM unnest($1::text[]) WITH ORDINALITY AS t(e, n) ORDER BY n",
+                &[&events],
+            )
+            .await
+            .map_err(KitError::observer("appending to the log"))?;
+        Ok(())
+    }
+
+    pub(crate) async fn observe(&self, group: &str) -> Result<Observed, KitError> {
+        let why = || KitError::observer("reading what the consumer left");
+        let rows = self
+            .client
+            .query(
+                "SELECT o.id, o.status, o.paid_cents,
+                        (SELECT count(*) FROM outbox x WHERE x.aggregate_id = o.id)
+                   FROM orders o",
+                &[],
+            )
+            .await
+            .map_err(why())?;
+        let orders = (rows.iter())
+            .map(|row| {
+                let state = OrderState {
+                    status: row.get(1),
+                    paid_cents: row.get(2),
+                    announcements: row.get(3),
+                };
+                (row.get(0), state)
+            })
+            .collect();
+        let recorded = (self
+            .client
+            .query("SELECT event_id FROM processed_events", &[]))
+        .await
+        .map_err(why())?
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+        let row = self
+            .client
+            .query_one(
+                "SELECT (SELECT next_position FROM consumer_offsets WHERE group_id = $1),
+                        (SELECT COALESCE(max(position), 0) FROM log)",
+                &[&group],
+            )
+            .await
+            .map_err(why())?;
+        Ok(Observed {
+            orders,
+            recorded,
+            next_position: row.get(0),
+            last_position: row.get(1),
+        })
+    }
+}

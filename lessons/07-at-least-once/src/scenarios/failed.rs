@@ -1,0 +1,110 @@
+use kit::Script;
+
+use super::{GROUP, MAX, catch_up, order_ids, prepare, shown, verdict};
+use crate::log::{AMOUNT_CENTS, Verdict};
+use crate::{Delivery, Handler, Poll, Subject, Violation};
+
+/// The holder's lock on ord-2's row: a consumer stops at the second event of its batch, after
+/// it has handled the first.
+const LOCK_ORD_2: &str = "BEGIN; SELECT 1 FROM orders WHERE id = 'ord-2' FOR UPDATE";
+
+/// How the first consumer fails, half-way through its batch.
+#[derive(Clone, Copy)]
+enum Fault {
+    /// Its session is terminated, as when the process dies.
+    Killed,
+    /// Its statement is cancelled (57014); its session lives on in the pool.
+    Cancelled,
+}
+
+// ANCHOR: crash_mid_batch
+/// The fault the lesson is about: a consumer takes a batch of three verdicts, handles the
+/// first, and dies while it waits to handle the second. A new consumer of the group starts
+/// from the group's committed offset, as every consumer does, and polls until it has caught up.
+/// Every verdict must end up handled exactly once.
+pub async fn crash_mid_batch_then_restart<H: Handler>(
+    subject: Subject<H>,
+) -> Result<(), Violation> {
+    failed_then_restarted(subject, Fault::Killed).await
+}
+// ANCHOR_END: crash_mid_batch
+
+/// The same with the poll's statement cancelled (as by statement_timeout): the poll fails, and
+/// the group's next poll must still find every verdict it did not finish.
+pub async fn cancelled_mid_batch_then_restart<H: Handler>(
+    subject: Subject<H>,
+) -> Result<(), Violation> {
+    failed_then_restarted(subject, Fault::Cancelled).await
+}
+
+async fn failed_then_restarted<H: Handler>(
+    subject: Subject<H>,
+    fault: Fault,
+) -> Result<(), Violation> {
+    let during = Delivery::Story(match fault {
+        Fault::Killed => {
+            "a consumer took a batch of three verdicts, handled the first, and died while it \
+             waited to handle the second; a new consumer of the group then polled until it had \
+             caught up (a scripted crash)"
+        }
+        Fault::Cancelled => {
+            "a consumer took a batch of three verdicts, handled the first, and its statement \
+             was cancelled while it waited to handle the second (as a statement timeout would); \
+             then the group polled until it had caught up (a scripted interleaving)"
+        }
+    });
+    let orders = order_ids(2);
+    let (db, log) = prepare(&subject, during, &orders).await?;
+    let appended = [
+        Verdict::paid("pay-1", "ord-1", AMOUNT_CENTS),
+        Verdict::paid("pay-2", "ord-2", AMOUNT_CENTS),
+        Verdict::failed("fail-1", "ord-1"),
+    ];
+    (log.append(&appended).await).map_err(Violation::setup(during))?;
+    // ANCHOR: fault_script
+    let script = Script::new(&subject.handler, shown)
+        .sql("holder", "lock", LOCK_ORD_2)
+        .sql("holder", "commit", "COMMIT")
+        .deliver("worker-1", "poll", Poll::new(GROUP, MAX))
+        .deliver("worker-2", "restart", Poll::new(GROUP, MAX));
+    let script = match fault {
+        Fault::Killed => script.kill("fail", "worker-1"),
+        Fault::Cancelled => script.cancel("fail", "worker-1"),
+    };
+    // ANCHOR_END: fault_script
+    let (mut interleaving, ran) = kit::play(
+        &db,
+        script,
+        "lock poll fail commit restart",
+        kit::describe_outcome,
+        during,
+    )
+    .await?;
+    let cancelled = ran.cancelled("worker-1");
+    let mut polls: Vec<_> = (ran.outcomes.into_iter())
+        // The cancelled poll's error is the one this scenario causes: it is right.
+        .filter(|(consumer, outcome)| !(cancelled && consumer == "worker-1" && outcome.is_err()))
+        .map(|(_, outcome)| outcome)
+        .collect();
+    let pool = db.pool(1).await.map_err(Violation::setup(during))?;
+    polls.extend(catch_up(&subject, &pool, MAX).await.0);
+    let trace = verdict(
+        &log,
+        &orders,
+        &appended,
+        &polls,
+        during,
+        Some(&mut interleaving),
+    )
+    .await?;
+    if let Some(trace) = trace {
+        kit::passing_trace(
+            match fault {
+                Fault::Killed => "crash_mid_batch_then_restart",
+                Fault::Cancelled => "cancelled_mid_batch_then_restart",
+            },
+            &trace,
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,117 @@
+//! Lesson 07's tests, each a story from chapter 7, and the soak. Every scenario places orders,
+//! appends payment verdicts to the log, lets a consumer poll until it has caught up, and judges
+//! the orders against the model: every event of the log handled exactly once, in order.
+
+mod barrier;
+mod failed;
+mod forced;
+mod grows;
+mod sequential;
+mod soak;
+
+pub use barrier::barrier;
+pub use failed::{cancelled_mid_batch_then_restart, crash_mid_batch_then_restart};
+pub use forced::a_second_consumer_waits_its_turn;
+pub use grows::the_log_grows_between_polls;
+pub use sequential::consumed_once;
+pub use soak::{QUICK, SOAK, Soak, soak};
+
+use kit::{TestDatabase, Trace};
+use sqlx::PgPool;
+
+use crate::judge::judge;
+use crate::log::{Log, Verdict};
+use crate::{Delivery, Handler, Poll, Polled, Subject, Violation, ViolationKind};
+
+/// The consumer group every scenario polls as.
+const GROUP: &str = "saga";
+
+/// How many events a poll takes in the stories: small, so a batch spans several orders.
+const MAX: i64 = 4;
+
+/// Polls before a consumer that keeps taking events is called stuck.
+const MAX_POLLS: usize = 10_000;
+
+/// A fresh database with the subject's schema, `orders` placed, the group registered, and the
+/// test's own session on it.
+async fn prepare<H: Handler>(
+    subject: &Subject<H>,
+    during: Delivery,
+    orders: &[String],
+) -> Result<(TestDatabase, Log), Violation> {
+    let (db, log) = kit::prepare(&subject.schema, during, Log::open).await?;
+    (log.set_up(orders, GROUP).await).map_err(Violation::setup(during))?;
+    Ok((db, log))
+}
+
+fn order_ids(count: usize) -> Vec<String> {
+    (1..=count).map(|n| format!("ord-{n}")).collect()
+}
+
+/// How a trace shows a poll.
+fn shown(poll: &Poll) -> String {
+    format!("poll({}, max {})", poll.group(), poll.max())
+}
+
+/// Polls as a restarted consumer does, until a poll takes nothing or fails: the polls' results,
+/// and whether it stopped by itself.
+async fn catch_up<H: Handler>(
+    subject: &Subject<H>,
+    pool: &PgPool,
+    max: i64,
+) -> (Vec<Result<Polled, sqlx::Error>>, bool) {
+    let mut polls = Vec::new();
+    for _ in 0..MAX_POLLS {
+        let result = subject
+            .handler
+            .call(pool.clone(), Poll::new(GROUP, max))
+            .await;
+        let done = !matches!(result, Ok(Polled { handled }) if handled > 0);
+        polls.push(result);
+        if done {
+            return (polls, true);
+        }
+    }
+    (polls, false)
+}
+
+/// Reads what the consumer left, notes it in the trace when there is one, and judges it; returns
+/// the trace, for a scripted scenario that passed to offer.
+async fn verdict(
+    log: &Log,
+    orders: &[String],
+    appended: &[Verdict],
+    polls: &[Result<Polled, sqlx::Error>],
+    during: Delivery,
+    interleaving: Option<&mut kit::Interleaving>,
+) -> Result<Option<Trace>, Violation> {
+    let observed = (log.observe(GROUP).await).map_err(Violation::setup(during))?;
+    let trace: Option<Trace> = interleaving.map(|interleaving| {
+        let handled = appended
+            .iter()
+            .filter(|v| observed.recorded.contains(&v.id))
+            .count();
+        interleaving.note(format!(
+            "the group's offset is {}, the log ends at {}; {handled} of {} appended events were \
+             handled",
+            observed.next_position,
+            observed.last_position,
+            appended.len()
+        ));
+        interleaving.trace().clone()
+    });
+    let violation = |kind| Violation {
+        kind,
+        during,
+        trace: trace.clone(),
+    };
+    judge(&observed, orders, appended, polls).map_err(violation)?;
+    if observed.next_position <= observed.last_position {
+        return Err(violation(ViolationKind::NotCaughtUp {
+            next_position: observed.next_position,
+            last: observed.last_position,
+            polls: polls.len(),
+        }));
+    }
+    Ok(trace)
+}

@@ -1,0 +1,251 @@
+use std::fmt;
+
+use kit::{Explain, KitError};
+
+/// What a scenario caught, and how the log was consumed when it did. Its `Display` (and its
+/// `Debug`, which is what a failing test prints) is the teaching message: what happened, why it
+/// is wrong, and where the book explains it.
+pub type Violation = kit::Violation<ViolationKind, Delivery>;
+
+/// Lesson 07's chapter, for [`see`].
+const LESSON: &str = "07";
+
+fn see(section: &str) -> String {
+    kit::see(LESSON, section)
+}
+
+#[derive(Debug)]
+pub enum ViolationKind {
+    /// Events of the log were never handled, and the group's offset has moved past them.
+    EventsLost {
+        lost: usize,
+        example: String,
+        next_position: i64,
+    },
+    /// An order ended other than handling every event exactly once would leave it.
+    OrderDiffers(Box<Mismatch>),
+    /// An order ended as its verdicts make it when applied in another order than the log's.
+    AppliedOutOfOrder(Box<Mismatch>),
+    /// The group's committed offset points past the end of the log: events appended later will
+    /// be skipped.
+    OffsetPastTheEnd { next_position: i64, last: i64 },
+    /// Polling stopped taking events while the offset was still short of the end of the log.
+    NotCaughtUp {
+        next_position: i64,
+        last: i64,
+        polls: usize,
+    },
+    /// A poll failed, for a reason of its own.
+    HandlerFailed { error: String, cause: FailureCause },
+    /// A poll returned, and its session still held a lock or an open transaction.
+    LeftBehind { detail: String },
+    /// A consumer neither finished nor waited on a database lock.
+    Stuck { detail: String },
+    /// The test could not run at all (no database, a migration that does not apply, …).
+    Setup(Box<KitError>),
+}
+
+/// An order as the model leaves it, and as the consumer did.
+#[derive(Debug)]
+pub struct Mismatch {
+    pub order_id: String,
+    pub expected: String,
+    pub found: String,
+}
+
+/// What a poll's error was, by its SQLSTATE (kit::sqlstate), for what it means here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureCause {
+    /// No connection came free in the pool: the poll wanted a second one while holding one.
+    PoolExhausted,
+    /// 40001: a serialization failure, from an isolation level above read committed.
+    Serialization,
+    /// Anything else, named by its SQLSTATE in the error.
+    Other,
+}
+
+impl FailureCause {
+    pub(crate) fn of(error: &sqlx::Error) -> FailureCause {
+        if matches!(error, sqlx::Error::PoolTimedOut) {
+            return FailureCause::PoolExhausted;
+        }
+        match kit::code_of(error).as_deref() {
+            Some("40001") => FailureCause::Serialization,
+            _ => FailureCause::Other,
+        }
+    }
+}
+
+/// How the log was consumed.
+#[derive(Debug, Clone, Copy)]
+pub enum Delivery {
+    /// A scenario's story, in one sentence.
+    Story(&'static str),
+    /// `consumers` consumers of one group, released together by a barrier, polling until the
+    /// log was consumed.
+    Barrier { consumers: usize },
+    /// The soak: `events` events, a consumer killed `kills` times at points drawn from `seed`.
+    Soak {
+        seed: u64,
+        events: usize,
+        kills: usize,
+    },
+}
+
+impl fmt::Display for Delivery {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Delivery::Story(story) => f.write_str(story),
+            Delivery::Barrier { consumers } => write!(
+                f,
+                "{consumers} consumers of one group were released together by a barrier, each \
+                 polling until the log was consumed"
+            ),
+            Delivery::Soak {
+                seed,
+                events,
+                kills,
+            } => write!(
+                f,
+                "the soak appended {events} events while a consumer polled, and killed the \
+                 consumer {kills} times (seed {seed}: WORKBOOK_SOAK_SEED={seed} replays the same \
+                 log and kill schedule)"
+            ),
+        }
+    }
+}
+
+impl Explain<Delivery> for ViolationKind {
+    fn setup(error: KitError) -> Self {
+        ViolationKind::Setup(Box::new(error))
+    }
+
+    fn stuck(detail: String) -> Self {
+        ViolationKind::Stuck { detail }
+    }
+
+    fn left_behind(detail: String) -> Self {
+        ViolationKind::LeftBehind { detail }
+    }
+
+    fn explain(&self, during: &Delivery, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !matches!(self, ViolationKind::Setup(_)) {
+            write!(f, "{during}: ")?;
+        }
+        match self {
+            ViolationKind::EventsLost {
+                lost,
+                example,
+                next_position,
+            } => write!(
+                f,
+                "{lost} event(s) of the log were never handled (among them {example}), and the \
+                 group's committed offset has moved past them, to position {next_position}.\n\
+                 A consumer restarts from the committed offset, so no one will ever read those \
+                 events again. The offset said \"handled\" before the effects had committed: a \
+                 consumer that died or failed in between took the rest of its batch with it. \
+                 That is at-most-once delivery.\n{}",
+                see("The offset and the effect commit together")
+            ),
+            ViolationKind::OrderDiffers(mismatch) => {
+                let Mismatch {
+                    order_id,
+                    expected,
+                    found,
+                } = mismatch.as_ref();
+                write!(
+                    f,
+                    "{order_id} ended {found}; handling every event of the log exactly once, in \
+                 order, leaves it {expected}.\n\
+                 Some event's effect was applied more than once, or lost, or only in part: the \
+                 offset and the effects it covers did not commit as one.\n{}",
+                    see("The offset and the effect commit together")
+                )
+            }
+            ViolationKind::AppliedOutOfOrder(mismatch) => {
+                let Mismatch {
+                    order_id,
+                    expected,
+                    found,
+                } = mismatch.as_ref();
+                write!(
+                    f,
+                    "{order_id} ended {found}; handling the log's events in the log's order leaves \
+                 it {expected}, and {found} is what its verdicts make of it in another order.\n\
+                 The log keeps its events in order, and a later verdict for an order (a \
+                 contradicting one, say) must not overtake an earlier one. Two consumers of the \
+                 group handled parts of the log at the same time, and the later part committed \
+                 first: the group's consumers must take turns, one batch after another, as a \
+                 partition has one consumer per group at a time.\n{}",
+                    see("Consumers of one group")
+                )
+            }
+            ViolationKind::OffsetPastTheEnd {
+                next_position,
+                last,
+            } => write!(
+                f,
+                "the group's committed offset is {next_position}, but the log ends at position \
+                 {last}: the events the producer appends next will be skipped. The offset must \
+                 point just after the last event the poll actually took, however many it asked \
+                 for.\n{}",
+                see("Where the offset points")
+            ),
+            ViolationKind::NotCaughtUp {
+                next_position,
+                last,
+                polls,
+            } => write!(
+                f,
+                "after {polls} poll(s) the group's committed offset is {next_position}, short of \
+                 the log's end at position {last}, and polling took no more events. A consumer \
+                 that stops short of the end leaves its group behind for good.\n{}",
+                see("Where the offset points")
+            ),
+            ViolationKind::HandlerFailed { error, cause } => {
+                writeln!(f, "a poll failed: {error}")?;
+                let (why, section) = match cause {
+                    FailureCause::PoolExhausted => (
+                        "The pool had no free connection. In these tests each consumer has one \
+                         connection of its own, which its open transaction holds; a statement \
+                         sent to the pool instead of the transaction waits for a second \
+                         connection that never comes.",
+                        "The offset and the effect commit together",
+                    ),
+                    FailureCause::Serialization => (
+                        "The transaction runs at REPEATABLE READ or SERIALIZABLE, where the \
+                         database aborts the second of two consumers that read and then update \
+                         the group's offset, instead of letting it wait and read the first's. \
+                         At a stricter level, every such abort is a failed poll unless the \
+                         consumer retries it.",
+                        "Consumers of one group",
+                    ),
+                    FailureCause::Other => (
+                        "A correct consumer polls this log without an error; the SQLSTATE says \
+                         what the database refused.",
+                        "Consumers of one group",
+                    ),
+                };
+                write!(f, "{why}\n{}", see(section))
+            }
+            ViolationKind::LeftBehind { detail } => write!(
+                f,
+                "{detail}\n\
+                 A poll ends when its transaction does, whatever happened in it: a lock that \
+                 outlives the transaction, or a transaction the consumer opened and never \
+                 ended, is still held by the pooled connection long after the poll \
+                 returned.\n{}",
+                kit::see("03", "What a failed delivery leaves behind")
+            ),
+            ViolationKind::Stuck { detail } => write!(
+                f,
+                "{detail}\n\
+                 The test's observer sees only database locks. A consumer waiting on anything \
+                 else is waiting on something that lives in one process, which another consumer \
+                 of the group would not wait for.\n{}",
+                see("Consumers of one group")
+            ),
+            ViolationKind::Setup(error) => write!(f, "the test could not run: {error}"),
+        }
+    }
+}
