@@ -134,6 +134,20 @@ pub const LESSONS: &[Lesson] = &[
             "soak: 10,000+ events, 40 kills",
         ],
     },
+    Lesson {
+        number: "08",
+        key: "outbox-relay",
+        title: "The outbox relay and the consumer's inbox",
+        folder: "08-outbox-relay",
+        domain: "08-outbox-relay",
+        schema: "outbox_relay",
+        intended_failure: "an outbox row the relay never publishes, or a republished one shipped twice",
+        repeat: &[
+            "forced: rows commit out of order",
+            "fault: relay dies after publishing",
+            "forced: two consumers, one message",
+        ],
+    },
 ];
 
 /// Accepts `1`, `01`, the stable key or the folder name.

@@ -21,6 +21,8 @@ pub mod lesson_05;
 pub mod lesson_06;
 #[path = "../../../07-at-least-once/checks.rs"]
 pub mod lesson_07;
+#[path = "../../../08-outbox-relay/checks.rs"]
+pub mod lesson_08;
 pub mod probe;
 pub mod saga;
 pub mod wrong_fix;
@@ -61,6 +63,7 @@ pub const LESSONS: &[Lesson] = &[
     lesson_05::LESSON,
     lesson_06::LESSON,
     lesson_07::LESSON,
+    lesson_08::LESSON,
 ];
 
 impl Lesson {

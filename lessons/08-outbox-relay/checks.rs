@@ -1,0 +1,183 @@
+//! Lesson 08's subjects, race and fault tests, as the checks run them.
+
+use outbox_relay::{Handler, Subject, Violation, ViolationKind, scenarios, subject};
+
+use crate::Lesson;
+use crate::probe::{Probe, Side, Verdict};
+use crate::wrong_fix::{Failed, named, run_all};
+
+pub const LESSON: Lesson = Lesson {
+    number: "08",
+    probes,
+};
+
+/// As shipped: a relay that remembers the highest id it sent, and a consumer without an inbox.
+pub fn exercise() -> Subject<impl Handler> {
+    subject!(exercise_08::run)
+}
+
+pub fn solution() -> Subject<impl Handler> {
+    subject!(solution_08::run)
+}
+
+/// The race and fault tests of the lesson: what `cargo repeat 08` runs over and over.
+#[derive(Debug, Clone, Copy)]
+pub enum RaceTest {
+    OutOfOrder,
+    RelayCrash,
+    ConsumersRace,
+}
+
+pub const RACE_TESTS: [RaceTest; 3] = [
+    RaceTest::OutOfOrder,
+    RaceTest::RelayCrash,
+    RaceTest::ConsumersRace,
+];
+
+impl RaceTest {
+    pub fn name(&self) -> String {
+        match self {
+            RaceTest::OutOfOrder => "forced: rows commit out of order".into(),
+            RaceTest::RelayCrash => "fault: relay dies after publishing".into(),
+            RaceTest::ConsumersRace => "forced: two consumers, one message".into(),
+        }
+    }
+
+    pub async fn run<H: Handler>(self, subject: Subject<H>) -> Result<(), Violation> {
+        match self {
+            RaceTest::OutOfOrder => scenarios::rows_commit_out_of_order(subject).await,
+            RaceTest::RelayCrash => {
+                scenarios::relay_crashes_between_publish_and_mark(subject).await
+            }
+            RaceTest::ConsumersRace => scenarios::consumers_race_for_one_message(subject).await,
+        }
+    }
+}
+
+/// The reasons the shipped exercise must fail for: a row the relay skips for good, or a row
+/// shipped twice. A setup error or a timeout is never it.
+pub fn is_intended(kind: &ViolationKind) -> bool {
+    matches!(
+        kind,
+        ViolationKind::NeverPublished { .. } | ViolationKind::AppliedTwice { .. }
+    )
+}
+
+fn probes() -> Vec<Probe> {
+    RACE_TESTS
+        .iter()
+        .map(|&test| {
+            Probe::new(test.name(), 1, move |side| async move {
+                let result = match side {
+                    Side::Exercise => test.run(exercise()).await,
+                    Side::Solution => test.run(solution()).await,
+                };
+                match result {
+                    Ok(()) => Verdict::Passed,
+                    Err(violation) if is_intended(&violation.kind) => Verdict::Caught { round: 1 },
+                    Err(violation) => Verdict::Other(violation.to_string()),
+                }
+            })
+        })
+        .collect()
+}
+
+/// The lesson's whole suite, the scenarios `exercise-tests.rs` runs, against `handler` (a wrong
+/// fix from `wrong-fixes/`): the scenarios that failed.
+pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> Vec<Failed> {
+    let subject = || Subject::new([outbox_relay::__private::BASE_MIGRATIONS], handler.clone());
+    let mut all = vec![
+        named(
+            "relayed_and_consumed_once",
+            scenarios::relayed_and_consumed_once(subject()),
+        ),
+        named(
+            "rows_commit_out_of_order",
+            scenarios::rows_commit_out_of_order(subject()),
+        ),
+        named(
+            "relay_crashes_between_publish_and_mark",
+            scenarios::relay_crashes_between_publish_and_mark(subject()),
+        ),
+        named(
+            "consumers_race_for_one_message",
+            scenarios::consumers_race_for_one_message(subject()),
+        ),
+        named(
+            "consumer_dies_before_shipping",
+            scenarios::consumer_dies_before_shipping(subject()),
+        ),
+    ];
+    for (relays, name) in [
+        (2, "barrier, 2 relays"),
+        (8, "barrier, 8 relays"),
+        (32, "barrier, 32 relays"),
+    ] {
+        all.push(named(name, scenarios::barrier(subject(), relays)));
+    }
+    run_all(all).await
+}
+
+#[cfg(test)]
+mod tests {
+    //! The shipped relay skips a row that commits late, and the shipped consumer ships a
+    //! republished row twice, every time; the sequential, consumer-crash and barrier tests
+    //! cannot tell them from the fix; the solution passes everything. The failing traces are
+    //! snapshotted beside this file: the book shows them.
+
+    use outbox_relay::{Violation, scenarios};
+
+    use crate::intended::{Complaint, expect, passing, trace};
+
+    #[tokio::test]
+    async fn exercise_skips_a_row_that_commits_late() -> Result<(), Complaint> {
+        let result = scenarios::rows_commit_out_of_order(super::exercise()).await;
+        let why = "the relay looks only beyond the highest id it sent";
+        crate::snapshot!(
+            "exercise_out_of_order",
+            trace(expect(result, super::is_intended, why)?)?
+        );
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn exercise_ships_a_republished_row_twice() -> Result<(), Complaint> {
+        let result = scenarios::relay_crashes_between_publish_and_mark(super::exercise()).await;
+        let why = "the consumer keeps no record of the rows it handled";
+        crate::snapshot!(
+            "exercise_relay_crash",
+            trace(expect(result, super::is_intended, why)?)?
+        );
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn exercise_ships_twice_for_two_consumers() -> Result<(), Complaint> {
+        let result = scenarios::consumers_race_for_one_message(super::exercise()).await;
+        let why = "the consumer keeps no record of the rows it handled";
+        expect(result, super::is_intended, why).map(drop)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
+        scenarios::relayed_and_consumed_once(super::exercise()).await?;
+        scenarios::consumer_dies_before_shipping(super::exercise()).await?;
+        scenarios::barrier(super::exercise(), 8).await
+    }
+
+    /// The solution's passing traces, which the chapter shows. Only the solution's: a student's
+    /// correct pipeline may interleave differently (wait on another session) and must pass.
+    #[tokio::test]
+    async fn solution_traces_as_the_chapter_shows_them() -> Result<(), Complaint> {
+        let trace = passing(scenarios::rows_commit_out_of_order(super::solution())).await?;
+        crate::snapshot!("solution_out_of_order", trace);
+        let trace = passing(scenarios::relay_crashes_between_publish_and_mark(
+            super::solution(),
+        ))
+        .await?;
+        crate::snapshot!("solution_relay_crash", trace);
+        let trace = passing(scenarios::consumers_race_for_one_message(super::solution())).await?;
+        crate::snapshot!("solution_consumers_race", trace);
+        Ok(())
+    }
+}

@@ -1,0 +1,53 @@
+//! Lesson 08's tests, run against `relay` and `consume` (through `run`) in this crate's
+//! `src/lib.rs`.
+//!
+//! One file for both crates: `exercises/NN-…` and `solutions/NN-…` name it as their `[[test]]`,
+//! so the solution passes exactly the tests the student runs. The scenarios live in
+//! lessons/08-outbox-relay/src/scenarios, and chapter 8 of the book tells each one's story.
+//! Every scenario checks the same rule: every committed outbox row reached the broker at least
+//! once, and the warehouse shipped it exactly once.
+
+use outbox_relay::{Violation, scenarios, subject};
+use rstest::rstest;
+
+/// Passes against the broken pipeline too: nothing dies, and the rows commit in order.
+#[tokio::test]
+async fn announcements_are_relayed_and_shipped_once() -> Result<(), Violation> {
+    scenarios::relayed_and_consumed_once(subject!(handler::run)).await
+}
+
+/// Scripted: the row with the lower id commits after a relay has passed the higher one.
+#[tokio::test]
+async fn a_row_that_commits_late_is_still_published() -> Result<(), Violation> {
+    scenarios::rows_commit_out_of_order(subject!(handler::run)).await
+}
+
+/// The fault test: a relay publishes and dies before recording it; the rows go out again.
+#[tokio::test]
+async fn rows_published_again_after_a_relay_crash_ship_once() -> Result<(), Violation> {
+    scenarios::relay_crashes_between_publish_and_mark(subject!(handler::run)).await
+}
+
+/// Scripted: one message reaches two consumers, the second while the first is shipping.
+#[tokio::test]
+async fn a_message_delivered_to_two_consumers_ships_once() -> Result<(), Violation> {
+    scenarios::consumers_race_for_one_message(subject!(handler::run)).await
+}
+
+/// A consumer that dies as it ships leaves nothing that stops the redelivery from shipping.
+#[tokio::test]
+async fn a_consumer_that_dies_before_shipping_ships_on_redelivery() -> Result<(), Violation> {
+    scenarios::consumer_dies_before_shipping(subject!(handler::run)).await
+}
+
+/// Several relays at once over one outbox.
+#[rstest]
+#[case::two_relays(2)]
+#[case::eight_relays(8)]
+#[case::thirty_two_relays(32)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn relays_released_together_ship_each_row_once(
+    #[case] relays: usize,
+) -> Result<(), Violation> {
+    scenarios::barrier(subject!(handler::run), relays).await
+}

@@ -1,0 +1,97 @@
+use kit::Script;
+
+use super::{MAX, consume_all, drain, orders, prepare, relay_until_empty, shown, verdict};
+use crate::{Delivery, Handler, Relay, Step, Subject, Violation};
+
+/// The holder's locks: a relay stops as it writes down what it sent (a mark on the outbox
+/// rows, or its progress), after it has published.
+const LOCK_THE_RELAYS_WRITES: &str = "BEGIN; LOCK TABLE outbox, relay_progress IN SHARE MODE";
+
+/// The holder's lock on the warehouse's table: a consumer stops as it ships.
+const LOCK_SHIPMENTS: &str = "BEGIN; LOCK TABLE shipments IN SHARE MODE";
+
+// ANCHOR: relay_crash
+/// The relay's crash window: a relay publishes two rows, then dies before its record of having
+/// sent them commits. The broker has the messages; the relay's database does not know. The next
+/// relay publishes them again, and the consumer then handles every message the broker holds.
+/// Each order must ship once.
+pub async fn relay_crashes_between_publish_and_mark<H: Handler>(
+    subject: Subject<H>,
+) -> Result<(), Violation> {
+    let during = Delivery::Story(
+        "a relay published two outbox rows and died before it had recorded sending them; \
+         another relay took over, and the consumer handled every message (a scripted crash)",
+    );
+    let (db, world) = prepare(&subject, during).await?;
+    (world.produce(&orders(2)).await).map_err(Violation::setup(during))?;
+    let script = Script::new(&subject.handler, shown)
+        .sql("holder", "lock", LOCK_THE_RELAYS_WRITES)
+        .sql("holder", "commit", "COMMIT")
+        .deliver("relay-1", "relay", Step::Relay(Relay::new(MAX)))
+        .kill("crash", "relay-1")
+        .deliver("relay-2", "again", Step::Relay(Relay::new(MAX)));
+    // ANCHOR_END: relay_crash
+    let (mut interleaving, ran) = kit::play(
+        &db,
+        script,
+        "lock relay crash commit again",
+        kit::describe_outcome,
+        during,
+    )
+    .await?;
+    let mut steps: Vec<_> = ran
+        .outcomes
+        .into_iter()
+        .map(|(_, outcome)| outcome)
+        .collect();
+    let pool = db.pool(1).await.map_err(Violation::setup(during))?;
+    steps.extend(drain(&subject, &world, &pool, during).await?);
+    let trace = verdict(&world, &steps, during, Some(&mut interleaving)).await?;
+    if let Some(trace) = trace {
+        kit::passing_trace("relay_crashes_between_publish_and_mark", &trace);
+    }
+    Ok(())
+}
+
+// ANCHOR: consumer_death
+/// The consumer's own crash window: it takes a message and dies as it ships, and the broker
+/// delivers the message again. Whatever the first delivery recorded must not stop the second
+/// from shipping.
+pub async fn consumer_dies_before_shipping<H: Handler>(
+    subject: Subject<H>,
+) -> Result<(), Violation> {
+    let during = Delivery::Story(
+        "a consumer took a message and died as it shipped the order, and the broker delivered \
+         the message again (a scripted crash)",
+    );
+    let (db, world) = prepare(&subject, during).await?;
+    (world.produce(&orders(1)).await).map_err(Violation::setup(during))?;
+    let pool = db.pool(1).await.map_err(Violation::setup(during))?;
+    let mut steps = relay_until_empty(&subject, &pool).await;
+    let (messages, last) = (world.messages_after(0).await).map_err(Violation::setup(during))?;
+    let Some(message) = messages.first().cloned() else {
+        return verdict(&world, &steps, during, None).await.map(drop);
+    };
+    let script = Script::new(&subject.handler, shown)
+        .sql("holder", "lock", LOCK_SHIPMENTS)
+        .sql("holder", "commit", "COMMIT")
+        .deliver("worker-1", "first", Step::Consume(message.clone()))
+        .kill("crash", "worker-1")
+        .deliver("worker-2", "again", Step::Consume(message));
+    // ANCHOR_END: consumer_death
+    let (mut interleaving, ran) = kit::play(
+        &db,
+        script,
+        "lock first crash commit again",
+        kit::describe_outcome,
+        during,
+    )
+    .await?;
+    steps.extend(ran.outcomes.into_iter().map(|(_, outcome)| outcome));
+    steps.extend(consume_all(&subject, &world, &pool, last, during).await?);
+    let trace = verdict(&world, &steps, during, Some(&mut interleaving)).await?;
+    if let Some(trace) = trace {
+        kit::passing_trace("consumer_dies_before_shipping", &trace);
+    }
+    Ok(())
+}

@@ -1,0 +1,123 @@
+//! Lesson 08's tests, each a story from chapter 8. Every scenario writes announcements to the
+//! producer's outbox, runs relays and the consumer, and judges what became of every committed
+//! outbox row: published at least once, shipped exactly once.
+
+mod barrier;
+mod failed;
+mod forced;
+mod sequential;
+
+pub use barrier::barrier;
+pub use failed::{consumer_dies_before_shipping, relay_crashes_between_publish_and_mark};
+pub use forced::{consumers_race_for_one_message, rows_commit_out_of_order};
+pub use sequential::relayed_and_consumed_once;
+
+use kit::{TestDatabase, Trace};
+use sqlx::PgPool;
+
+use crate::judge::judge;
+use crate::world::World;
+use crate::{Delivery, Done, Handler, Relay, Step, Subject, Violation};
+
+/// Rows a relay's pass takes.
+const MAX: i64 = 10;
+
+/// Passes before a relay that keeps finding rows is called stuck.
+const MAX_PASSES: usize = 1_000;
+
+/// A fresh database with the subject's schema, and the test's own session on it.
+async fn prepare<H: Handler>(
+    subject: &Subject<H>,
+    during: Delivery,
+) -> Result<(TestDatabase, World), Violation> {
+    kit::prepare(&subject.schema, during, World::open).await
+}
+
+fn orders(count: usize) -> Vec<String> {
+    (1..=count).map(|n| format!("ord-{n}")).collect()
+}
+
+/// How a trace shows a step.
+fn shown(step: &Step) -> String {
+    match step {
+        Step::Relay(relay) => format!("relay(max {})", relay.max()),
+        Step::Consume(message) => format!("consume(row {})", message.outbox_id),
+    }
+}
+
+/// Relay passes until one publishes nothing (or fails).
+async fn relay_until_empty<H: Handler>(
+    subject: &Subject<H>,
+    pool: &PgPool,
+) -> Vec<Result<Done, sqlx::Error>> {
+    let mut steps = Vec::new();
+    for _ in 0..MAX_PASSES {
+        let result = subject
+            .handler
+            .call(pool.clone(), Step::Relay(Relay::new(MAX)))
+            .await;
+        let done = !matches!(result, Ok(Done::Relayed(n)) if n > 0);
+        steps.push(result);
+        if done {
+            break;
+        }
+    }
+    steps
+}
+
+/// Hands every message the broker holds after `position` to the consumer, in order.
+async fn consume_all<H: Handler>(
+    subject: &Subject<H>,
+    world: &World,
+    pool: &PgPool,
+    position: i64,
+    during: Delivery,
+) -> Result<Vec<Result<Done, sqlx::Error>>, Violation> {
+    let (messages, _) = (world.messages_after(position).await).map_err(Violation::setup(during))?;
+    let mut steps = Vec::new();
+    for message in messages {
+        steps.push(
+            subject
+                .handler
+                .call(pool.clone(), Step::Consume(message))
+                .await,
+        );
+    }
+    Ok(steps)
+}
+
+/// The relays run until they find nothing, then the consumer takes every message: what the
+/// pipeline does once nothing is in its way.
+async fn drain<H: Handler>(
+    subject: &Subject<H>,
+    world: &World,
+    pool: &PgPool,
+    during: Delivery,
+) -> Result<Vec<Result<Done, sqlx::Error>>, Violation> {
+    let mut steps = relay_until_empty(subject, pool).await;
+    steps.extend(consume_all(subject, world, pool, 0, during).await?);
+    Ok(steps)
+}
+
+/// Reads what became of every outbox row, notes it in the trace when there is one, and judges
+/// it; returns the trace, for a scripted scenario that passed to offer.
+async fn verdict(
+    world: &World,
+    steps: &[Result<Done, sqlx::Error>],
+    during: Delivery,
+    interleaving: Option<&mut kit::Interleaving>,
+) -> Result<Option<Trace>, Violation> {
+    let fates = (world.fates().await).map_err(Violation::setup(during))?;
+    let trace: Option<Trace> = interleaving.map(|interleaving| {
+        for fate in &fates {
+            interleaving.note(fate.summary());
+        }
+        interleaving.trace().clone()
+    });
+    judge(&fates, steps).map_err(|kind| Violation {
+        kind,
+        during,
+        trace: trace.clone(),
+    })?;
+    Ok(trace)
+}

@@ -1,0 +1,200 @@
+use std::fmt;
+
+use kit::{Explain, KitError};
+
+/// What a scenario caught, and how the pipeline ran when it did. Its `Display` (and its
+/// `Debug`, which is what a failing test prints) is the teaching message: what happened, why it
+/// is wrong, and where the book explains it.
+pub type Violation = kit::Violation<ViolationKind, Delivery>;
+
+/// Lesson 08's chapter, for [`see`].
+const LESSON: &str = "08";
+
+fn see(section: &str) -> String {
+    kit::see(LESSON, section)
+}
+
+#[derive(Debug)]
+pub enum ViolationKind {
+    /// A committed outbox row never reached the broker, and no relay will send it.
+    NeverPublished {
+        outbox_id: i64,
+        event_id: String,
+        marked_sent: bool,
+    },
+    /// One outbox row shipped more than once.
+    AppliedTwice {
+        outbox_id: i64,
+        published: i64,
+        shipped: i64,
+    },
+    /// A published row never shipped: the consumer recorded it as handled without its effect.
+    NeverApplied { outbox_id: i64, published: i64 },
+    /// Every row shipped once, but a consumer that lost a race returned the unique violation.
+    DuplicateSurfacedAsError { errors: usize, example: String },
+    /// A step failed, for a reason of its own.
+    HandlerFailed { error: String, cause: FailureCause },
+    /// A step returned, and its session still held a lock or an open transaction.
+    LeftBehind { detail: String },
+    /// A step neither finished nor waited on a database lock.
+    Stuck { detail: String },
+    /// The test could not run at all (no database, a migration that does not apply, …).
+    Setup(Box<KitError>),
+}
+
+/// What a step's error was, by its SQLSTATE (kit::sqlstate), for what it means here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureCause {
+    /// No connection came free in the pool: the step wanted a second one while holding one.
+    PoolExhausted,
+    /// Anything else, named by its SQLSTATE in the error.
+    Other,
+}
+
+impl FailureCause {
+    pub(crate) fn of(error: &sqlx::Error) -> FailureCause {
+        if matches!(error, sqlx::Error::PoolTimedOut) {
+            FailureCause::PoolExhausted
+        } else {
+            FailureCause::Other
+        }
+    }
+}
+
+/// How the pipeline ran.
+#[derive(Debug, Clone, Copy)]
+pub enum Delivery {
+    /// A scenario's story, in one sentence.
+    Story(&'static str),
+    /// `relays` relays released together by a barrier, each passing over the outbox until it
+    /// found nothing, and then the consumer handled every message.
+    Barrier { relays: usize },
+}
+
+impl fmt::Display for Delivery {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Delivery::Story(story) => f.write_str(story),
+            Delivery::Barrier { relays } => write!(
+                f,
+                "{relays} relays were released together by a barrier, each passing over the \
+                 outbox until it found nothing, and then the consumer handled every message"
+            ),
+        }
+    }
+}
+
+impl Explain<Delivery> for ViolationKind {
+    fn setup(error: KitError) -> Self {
+        ViolationKind::Setup(Box::new(error))
+    }
+
+    fn stuck(detail: String) -> Self {
+        ViolationKind::Stuck { detail }
+    }
+
+    fn left_behind(detail: String) -> Self {
+        ViolationKind::LeftBehind { detail }
+    }
+
+    fn explain(&self, during: &Delivery, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !matches!(self, ViolationKind::Setup(_)) {
+            write!(f, "{during}: ")?;
+        }
+        match self {
+            ViolationKind::NeverPublished {
+                outbox_id,
+                event_id,
+                marked_sent: false,
+            } => write!(
+                f,
+                "outbox row {outbox_id} ({event_id}) committed, yet it never reached the \
+                 broker, and the relay has stopped finding rows to send: it never will.\n\
+                 The relay remembered how far it got (the highest id, or time, it had sent) and \
+                 looks only beyond that. But ids and times are drawn when a row is written, and \
+                 transactions commit in their own order: this row's transaction drew the lower \
+                 id and committed after the relay had passed it.\n{}",
+                see("The relay's high-water mark")
+            ),
+            ViolationKind::NeverPublished {
+                outbox_id,
+                event_id,
+                marked_sent: true,
+            } => write!(
+                f,
+                "outbox row {outbox_id} ({event_id}) is marked sent, yet the broker never \
+                 received it: the mark committed without the publication it stands for.\n{}",
+                see("Claim, publish, mark")
+            ),
+            ViolationKind::AppliedTwice {
+                outbox_id,
+                published,
+                shipped,
+            } => write!(
+                f,
+                "outbox row {outbox_id} was published {published} time(s), and the warehouse \
+                 shipped it {shipped} times (expected once).\n\
+                 A relay publishes at least once: one that dies between publishing and marking \
+                 the row sent publishes it again, and a broker redelivers what was not \
+                 acknowledged. The consumer handled each copy as new; nothing recorded which \
+                 outbox rows it had already handled.\n{}",
+                see("An inbox on the consumer")
+            ),
+            ViolationKind::NeverApplied {
+                outbox_id,
+                published,
+            } => write!(
+                f,
+                "outbox row {outbox_id} was published {published} time(s), and the warehouse \
+                 never shipped it: the consumer recorded the row as handled, and the shipment \
+                 did not commit with that record, so every later copy is taken for a \
+                 duplicate.\n{}",
+                see("An inbox on the consumer")
+            ),
+            ViolationKind::DuplicateSurfacedAsError { errors, example } => write!(
+                f,
+                "every row shipped once, but {errors} delivery(ies) returned an error: \
+                 {example}\n\
+                 That is a duplicate losing a race, not a failure. The broker reads an error as \
+                 \"not processed\" and redelivers, or dead-letters, a message that was handled \
+                 long ago.\n{}",
+                see("An inbox on the consumer")
+            ),
+            ViolationKind::HandlerFailed { error, cause } => {
+                writeln!(f, "a step failed: {error}")?;
+                let (why, section) = match cause {
+                    FailureCause::PoolExhausted => (
+                        "The pool had no free connection. In these tests each relay and \
+                         consumer has one connection of its own, which its open transaction \
+                         holds; a statement sent to the pool instead of the transaction waits \
+                         for a second connection that never comes.",
+                        "An inbox on the consumer",
+                    ),
+                    FailureCause::Other => (
+                        "A correct relay and consumer run these steps without an error; the \
+                         SQLSTATE says what the database refused.",
+                        "Claim, publish, mark",
+                    ),
+                };
+                write!(f, "{why}\n{}", see(section))
+            }
+            ViolationKind::LeftBehind { detail } => write!(
+                f,
+                "{detail}\n\
+                 A step ends when its transaction does, whatever happened in it: a lock that \
+                 outlives the transaction, or a transaction never ended, is still held by the \
+                 pooled connection long after the step returned.\n{}",
+                kit::see("03", "What a failed delivery leaves behind")
+            ),
+            ViolationKind::Stuck { detail } => write!(
+                f,
+                "{detail}\n\
+                 The test's observer sees only database locks. A step waiting on anything else \
+                 is waiting on something that lives in one process, which another relay or \
+                 consumer would not wait for.\n{}",
+                see("Two relays at once")
+            ),
+            ViolationKind::Setup(error) => write!(f, "the test could not run: {error}"),
+        }
+    }
+}
