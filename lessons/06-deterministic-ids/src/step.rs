@@ -96,8 +96,17 @@ impl Observed {
         ids
     }
 
-    /// One line for the trace: what the network, the record and the outbox hold.
+    /// One line for the trace: what the network, the record and the outbox hold. The ids
+    /// announced are listed in the order of the charges whose keys they match (racing
+    /// deliveries announce in no fixed order), so that a trace reads the same every run.
     pub(crate) fn summary(&self) -> String {
+        let charged_at = |id: &String| {
+            (self.charges.iter())
+                .position(|(key, _)| key == id)
+                .unwrap_or(usize::MAX)
+        };
+        let mut announced = self.announced.clone();
+        announced.sort_by(|a, b| (charged_at(a), a).cmp(&(charged_at(b), b)));
         let charges: Vec<String> = (self.charges.iter())
             .map(|(key, status)| format!("{status} under {key}"))
             .collect();
@@ -111,7 +120,7 @@ impl Observed {
                 format!(" ({})", charges.join(", "))
             },
             self.payments,
-            self.announced.join(", ")
+            announced.join(", ")
         )
     }
 }
