@@ -5,7 +5,7 @@ use check_then_act::{Handler, Subject, Violation, ViolationKind, scenarios, subj
 use check_then_act::Delivery;
 
 use crate::Lesson;
-use crate::probe::{Probe, Side, Verdict};
+use crate::probe::{self, Probe, Side};
 use crate::wrong_fix::{BARRIERS, Failed, named, run_all};
 
 pub const LESSON: Lesson = Lesson {
@@ -74,31 +74,25 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
 }
 
 fn probes() -> Vec<Probe> {
-    RACE_TESTS
-        .iter()
-        .map(|&test| {
-            let rounds = match test {
-                RaceTest::ForcedInterleaving => 1,
-                RaceTest::Barrier { workers } => scenarios::barrier_rounds(workers),
-            };
-            Probe::new(test.name(), rounds, move |side| async move {
-                let result = match side {
-                    Side::Exercise => test.run(exercise()).await,
-                    Side::Solution => test.run(solution()).await,
-                };
-                match result {
-                    Ok(()) => Verdict::Passed,
-                    Err(violation) if is_intended(&violation.kind) => Verdict::Caught {
-                        round: match violation.during {
-                            Delivery::Barrier { round, .. } => round,
-                            _ => 1,
-                        },
-                    },
-                    Err(violation) => Verdict::Other(violation.to_string()),
-                }
-            })
-        })
-        .collect()
+    probe::probes(
+        &RACE_TESTS,
+        RaceTest::name,
+        |test| match *test {
+            RaceTest::ForcedInterleaving => 1,
+            RaceTest::Barrier { workers } => scenarios::barrier_rounds(workers),
+        },
+        |test, side| async move {
+            match side {
+                Side::Exercise => test.run(exercise()).await,
+                Side::Solution => test.run(solution()).await,
+            }
+        },
+        is_intended,
+        |during| match *during {
+            Delivery::Barrier { round, .. } => round,
+            _ => 1,
+        },
+    )
 }
 
 /// The lesson's whole suite, the scenarios `exercise-tests.rs` runs, against `handler` (a wrong

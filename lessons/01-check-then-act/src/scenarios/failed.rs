@@ -57,17 +57,8 @@ async fn failed_then_redelivered<H: Handler>(
         during,
     )
     .await?;
-    let cancelled = ran.cancelled("worker-1");
-    let mut outcomes = Vec::new();
-    let mut hidden = None;
-    for (worker, outcome) in ran.outcomes {
-        match outcome {
-            // The cancelled delivery's error is the one this scenario causes: it is right.
-            Err(_) if cancelled && worker == "worker-1" => {}
-            Ok(outcome) if cancelled && worker == "worker-1" => hidden = Some(outcome),
-            outcome => outcomes.push(outcome),
-        }
-    }
+    let (kept, hidden) = ran.apart_from_cancelled("worker-1");
+    let outcomes: Vec<_> = kept.into_iter().map(|(_, outcome)| outcome).collect();
 
     let observed = ledger
         .observe("acc-1", &event)

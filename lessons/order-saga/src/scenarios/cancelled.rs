@@ -29,17 +29,10 @@ pub async fn cancelled_delivery_then_redelivery<H: Handler>(
     let permutation = "lock first timeout commit again";
     // ANCHOR_END: cancelled_then_redelivered
     let (mut interleaving, ran) = kit::play(&db, script, permutation, describe, during).await?;
-    let cancelled = ran.cancelled("worker-1");
-    let mut delivered = Vec::new();
-    let mut hidden = None;
-    for (worker, outcome) in ran.outcomes {
-        match outcome {
-            // The cancelled delivery's error is the one this scenario causes: it is right.
-            Err(_) if cancelled && worker == "worker-1" => {}
-            Ok(outcome) if cancelled && worker == "worker-1" => hidden = Some(outcome),
-            outcome => delivered.push((event.clone(), outcome)),
-        }
-    }
+    let (kept, hidden) = ran.apart_from_cancelled("worker-1");
+    let delivered: Vec<_> = (kept.into_iter())
+        .map(|(_, outcome)| (event.clone(), outcome))
+        .collect();
 
     let observed = orders
         .observe("ord-1", std::slice::from_ref(&event))

@@ -40,7 +40,7 @@ pub use error::KitError;
 pub use interleaving::{Interleaving, Session, Worker};
 pub use leftovers::drop_leftovers;
 pub use schema::Schema;
-pub use script::{Ran, Script};
+pub use script::{Outcomes, Ran, Script};
 pub use server::{Backend, Server, server};
 pub use sqlstate::{
     DbError, code_of, describe_outcome, describe_postgres, describe_sqlx, is_unique_violation,

@@ -53,7 +53,7 @@ pub struct Script<E, H: Handler<E>> {
 /// a cancelled delivery's comes at its cancel step; a killed delivery has none), and which
 /// deliveries were seen waiting when they started.
 pub struct Ran<T> {
-    pub outcomes: Vec<(String, T)>,
+    pub outcomes: Outcomes<T>,
     waited: Vec<String>,
     killed: Vec<String>,
     cancelled: Vec<String>,
@@ -75,6 +75,29 @@ impl<T> Ran<T> {
     /// the error and going on to wait again, or having finished before the cancel).
     pub fn cancelled(&self, worker: &str) -> bool {
         self.cancelled.iter().any(|w| w == worker)
+    }
+}
+
+/// Each delivery's result, by the worker that made it.
+pub type Outcomes<T> = Vec<(String, T)>;
+
+impl<T, X> Ran<Result<T, X>> {
+    /// Every delivery's result but `worker`'s, when the script cancelled `worker`'s statement:
+    /// that error is the scenario's doing, and right. The second part is what a cancelled
+    /// `worker` reported instead of its error, if it did: a delivery whose transaction was
+    /// rolled back must fail, and one that reports success hides its failure from the sender.
+    pub fn apart_from_cancelled(self, worker: &str) -> (Outcomes<Result<T, X>>, Option<T>) {
+        let cancelled = self.cancelled(worker);
+        let mut kept = Vec::new();
+        let mut hidden = None;
+        for (name, outcome) in self.outcomes {
+            match outcome {
+                Err(_) if cancelled && name == worker => {}
+                Ok(reported) if cancelled && name == worker => hidden = Some(reported),
+                outcome => kept.push((name, outcome)),
+            }
+        }
+        (kept, hidden)
     }
 }
 

@@ -50,3 +50,45 @@ impl Probe {
         (self.run)(side).await
     }
 }
+
+/// A race or fault test's result as `cargo repeat` counts it: passed, caught for the lesson's
+/// reason (`intended`) in the round `round_of` reads from how it was delivered, or failed for
+/// any other reason.
+pub fn verdict<K: kit::Explain<D>, D>(
+    result: Result<(), kit::Violation<K, D>>,
+    intended: fn(&K) -> bool,
+    round_of: fn(&D) -> usize,
+) -> Verdict {
+    match result {
+        Ok(()) => Verdict::Passed,
+        Err(violation) if intended(&violation.kind) => Verdict::Caught {
+            round: round_of(&violation.during),
+        },
+        Err(violation) => Verdict::Other(violation.to_string()),
+    }
+}
+
+/// A lesson's race and fault tests as probes: each `test` named and played for its rounds,
+/// run against the side `repeat` asks for, and judged by [`verdict`].
+pub fn probes<T, K, D, Fut>(
+    tests: &[T],
+    name: fn(&T) -> String,
+    rounds: fn(&T) -> usize,
+    run: fn(T, Side) -> Fut,
+    intended: fn(&K) -> bool,
+    round_of: fn(&D) -> usize,
+) -> Vec<Probe>
+where
+    T: Copy + Send + Sync + 'static,
+    K: kit::Explain<D> + 'static,
+    D: 'static,
+    Fut: Future<Output = Result<(), kit::Violation<K, D>>> + 'static,
+{
+    (tests.iter())
+        .map(|&test| {
+            Probe::new(name(&test), rounds(&test), move |side| async move {
+                verdict(run(test, side).await, intended, round_of)
+            })
+        })
+        .collect()
+}

@@ -2,7 +2,7 @@
 
 use order_saga::{Delivery, Handler, Mix, Subject, Violation, ViolationKind, scenarios};
 
-use crate::probe::{Probe, Side, Verdict};
+use crate::probe::{self, Probe, Side, Verdict};
 
 /// One of the saga's race or fault tests.
 #[derive(Debug, Clone, Copy)]
@@ -104,14 +104,8 @@ where
 }
 
 fn verdict(result: Result<(), Violation>, intended: fn(&ViolationKind) -> bool) -> Verdict {
-    match result {
-        Ok(()) => Verdict::Passed,
-        Err(violation) if intended(&violation.kind) => Verdict::Caught {
-            round: match violation.during {
-                Delivery::Barrier { round, .. } => round,
-                Delivery::Story(_) => 1,
-            },
-        },
-        Err(violation) => Verdict::Other(violation.to_string()),
-    }
+    probe::verdict(result, intended, |during| match *during {
+        Delivery::Barrier { round, .. } => round,
+        Delivery::Story(_) => 1,
+    })
 }
