@@ -60,6 +60,8 @@ pub enum FailureCause {
     PoolExhausted,
     /// 40001: a serialization failure, from an isolation level above read committed.
     Serialization,
+    /// 40P01: two consumers each waited for a lock the other held.
+    Deadlock,
     /// Anything else, named by its SQLSTATE in the error.
     Other,
 }
@@ -71,6 +73,7 @@ impl FailureCause {
         }
         match kit::code_of(error).as_deref() {
             Some("40001") => FailureCause::Serialization,
+            Some("40P01") => FailureCause::Deadlock,
             _ => FailureCause::Other,
         }
     }
@@ -218,6 +221,13 @@ impl Explain<Delivery> for ViolationKind {
                          the group's offset, instead of letting it wait and read the first's. \
                          At a stricter level, every such abort is a failed poll unless the \
                          consumer retries it.",
+                        "Consumers of one group",
+                    ),
+                    FailureCause::Deadlock => (
+                        "Two consumers of the group deadlocked, and the database aborted one \
+                         to break the cycle. Consumers that handle different batches of the log \
+                         at the same time lock the same orders in different orders; consumers \
+                         that take turns on the group's offset never hold two batches at once.",
                         "Consumers of one group",
                     ),
                     FailureCause::Other => (
