@@ -313,15 +313,13 @@ impl Explain<Delivery> for ViolationKind {
                  account's, and the consumer handles one event at a time.\n{}",
                 see("What the second insert does")
             ),
-            ViolationKind::LeftBehind { detail } => write!(
-                f,
-                "the event {during}; {detail}\n\
-                 A delivery ends when its transaction does, whatever happened in it: a lock \
-                 that outlives the transaction, or a transaction the handler opened and never \
-                 ended, is still held by the pooled connection long after the handler \
-                 returned.\n{}",
-                kit::see("03", "What a failed delivery leaves behind")
-            ),
+            ViolationKind::LeftBehind { detail } => {
+                write!(
+                    f,
+                    "the event {during}; {detail}\n{}",
+                    kit::left_behind("delivery")
+                )
+            }
             ViolationKind::Setup(error) => write!(f, "the test could not run: {error}"),
         }
     }

@@ -242,15 +242,9 @@ impl Explain<Delivery> for ViolationKind {
                  up every order's.\n{}",
                 see("Other orders do not wait")
             ),
-            ViolationKind::LeftBehind { detail } => write!(
-                f,
-                "{detail}\n\
-                 A delivery ends when its transaction does, whatever happened in it: a lock \
-                 that outlives the transaction, or a transaction the handler opened and never \
-                 ended, is still held by the pooled connection long after the handler \
-                 returned.\n{}",
-                kit::see("03", "What a failed delivery leaves behind")
-            ),
+            ViolationKind::LeftBehind { detail } => {
+                write!(f, "{detail}\n{}", kit::left_behind("delivery"))
+            }
             ViolationKind::Stuck { detail } => write!(
                 f,
                 "{detail}\n\

@@ -238,15 +238,9 @@ impl Explain<Delivery> for ViolationKind {
                 };
                 write!(f, "{why}\n{}", see(section))
             }
-            ViolationKind::LeftBehind { detail } => write!(
-                f,
-                "{detail}\n\
-                 A poll ends when its transaction does, whatever happened in it: a lock that \
-                 outlives the transaction, or a transaction the consumer opened and never \
-                 ended, is still held by the pooled connection long after the poll \
-                 returned.\n{}",
-                kit::see("03", "What a failed delivery leaves behind")
-            ),
+            ViolationKind::LeftBehind { detail } => {
+                write!(f, "{detail}\n{}", kit::left_behind("poll"))
+            }
             ViolationKind::Stuck { detail } => write!(
                 f,
                 "{detail}\n\

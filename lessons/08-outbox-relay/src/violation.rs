@@ -178,14 +178,9 @@ impl Explain<Delivery> for ViolationKind {
                 };
                 write!(f, "{why}\n{}", see(section))
             }
-            ViolationKind::LeftBehind { detail } => write!(
-                f,
-                "{detail}\n\
-                 A step ends when its transaction does, whatever happened in it: a lock that \
-                 outlives the transaction, or a transaction never ended, is still held by the \
-                 pooled connection long after the step returned.\n{}",
-                kit::see("03", "What a failed delivery leaves behind")
-            ),
+            ViolationKind::LeftBehind { detail } => {
+                write!(f, "{detail}\n{}", kit::left_behind("step"))
+            }
             ViolationKind::Stuck { detail } => write!(
                 f,
                 "{detail}\n\

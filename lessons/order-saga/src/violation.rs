@@ -367,14 +367,9 @@ impl Explain<Delivery> for ViolationKind {
                  must reach the caller.\n{}",
                 see("03", "What a failed delivery leaves behind")
             ),
-            ViolationKind::LeftBehind { detail } => write!(
-                f,
-                "{detail}\nA delivery ends when its transaction does, whatever happened in it: \
-                 a lock that outlives the transaction, or a transaction the handler opened \
-                 and never ended, is still held by the pooled connection long after the \
-                 handler returned.\n{}",
-                see("03", "What a failed delivery leaves behind")
-            ),
+            ViolationKind::LeftBehind { detail } => {
+                write!(f, "{detail}\n{}", kit::left_behind("delivery"))
+            }
             ViolationKind::WaitedOnAnotherOrder => write!(
                 f,
                 "both orders ended right, but the delivery for ord-2 had to wait while another \

@@ -1,18 +1,9 @@
-use kit::Script;
+use kit::{Fault, Script};
 
 use super::forced::{LOCK_ACCOUNT_ROW, shown};
 use super::{credit_event, with_account};
 use crate::judge::judge;
 use crate::{Delivery, Handler, Subject, Violation, ViolationKind};
-
-/// How the first delivery fails, for a reason of its own.
-#[derive(Clone, Copy)]
-enum Fault {
-    /// Its statement is cancelled (57014); its session lives on in the pool.
-    Cancelled,
-    /// Its session is terminated, as when the process dies.
-    Killed,
-}
 
 // ANCHOR: cancelled
 /// A delivery that fails for a reason of its own: its statement is cancelled while it waits
@@ -44,11 +35,8 @@ async fn failed_then_redelivered<H: Handler>(
         .sql("holder", "lock", LOCK_ACCOUNT_ROW)
         .sql("holder", "commit", "COMMIT")
         .deliver("worker-1", "first", event.clone())
-        .deliver("worker-2", "again", event.clone());
-    let script = match fault {
-        Fault::Cancelled => script.cancel("fail", "worker-1"),
-        Fault::Killed => script.kill("fail", "worker-1"),
-    };
+        .deliver("worker-2", "again", event.clone())
+        .fail("fail", "worker-1", fault);
     let (mut interleaving, ran) = kit::play(
         &db,
         script,

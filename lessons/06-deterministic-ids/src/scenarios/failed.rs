@@ -1,16 +1,7 @@
-use kit::Script;
+use kit::{Fault, Script};
 
 use super::{LOCK_THE_STEPS_TABLES, observe, order_created, prepare, shown, verdict};
 use crate::{DEFAULT_CARD, Delivery, Handler, Subject, Violation, ViolationKind};
-
-/// How the first delivery fails, after it has charged the card.
-#[derive(Clone, Copy)]
-enum Fault {
-    /// Its session is terminated, as when the process dies.
-    Killed,
-    /// Its statement is cancelled (57014); its session lives on in the pool.
-    Cancelled,
-}
 
 // ANCHOR: crash_after_the_charge
 /// The fault the lesson is about: the first delivery charges the card, then dies before its
@@ -56,11 +47,8 @@ async fn failed_then_redelivered<H: Handler>(
         .sql("holder", "lock", LOCK_THE_STEPS_TABLES)
         .sql("holder", "commit", "COMMIT")
         .deliver("worker-1", "first", order.clone())
-        .deliver("worker-2", "again", order.clone());
-    let script = match fault {
-        Fault::Killed => script.kill("fail", "worker-1"),
-        Fault::Cancelled => script.cancel("fail", "worker-1"),
-    };
+        .deliver("worker-2", "again", order.clone())
+        .fail("fail", "worker-1", fault);
     // ANCHOR_END: fault_script
     let (mut interleaving, ran) = kit::play(
         &db,

@@ -1,4 +1,4 @@
-use kit::Script;
+use kit::{Fault, Script};
 
 use super::{GROUP, MAX, catch_up, order_ids, prepare, shown, verdict};
 use crate::log::{AMOUNT_CENTS, Verdict};
@@ -7,15 +7,6 @@ use crate::{Delivery, Handler, Poll, Subject, Violation};
 /// The holder's lock on ord-2's row: a consumer stops at the second event of its batch, after
 /// it has handled the first.
 const LOCK_ORD_2: &str = "BEGIN; SELECT 1 FROM orders WHERE id = 'ord-2' FOR UPDATE";
-
-/// How the first consumer fails, half-way through its batch.
-#[derive(Clone, Copy)]
-enum Fault {
-    /// Its session is terminated, as when the process dies.
-    Killed,
-    /// Its statement is cancelled (57014); its session lives on in the pool.
-    Cancelled,
-}
 
 // ANCHOR: crash_mid_batch
 /// The fault the lesson is about: a consumer takes a batch of three verdicts, handles the
@@ -66,11 +57,8 @@ async fn failed_then_restarted<H: Handler>(
         .sql("holder", "lock", LOCK_ORD_2)
         .sql("holder", "commit", "COMMIT")
         .deliver("worker-1", "poll", Poll::new(GROUP, MAX))
-        .deliver("worker-2", "restart", Poll::new(GROUP, MAX));
-    let script = match fault {
-        Fault::Killed => script.kill("fail", "worker-1"),
-        Fault::Cancelled => script.cancel("fail", "worker-1"),
-    };
+        .deliver("worker-2", "restart", Poll::new(GROUP, MAX))
+        .fail("fail", "worker-1", fault);
     // ANCHOR_END: fault_script
     let (mut interleaving, ran) = kit::play(
         &db,

@@ -1,6 +1,8 @@
 use kit::Script;
 
-use super::{MAX, consume_all, drain, orders, prepare, relay_until_empty, shown, verdict};
+use super::{
+    MAX, consume_all, one_published_message, orders, play_then_drain, prepare, shown, verdict,
+};
 use crate::{Delivery, Handler, Relay, Step, Subject, Violation};
 
 /// The holder's locks: a relay stops as it writes down what it sent (a mark on the outbox
@@ -31,26 +33,15 @@ pub async fn relay_crashes_between_publish_and_mark<H: Handler>(
         .kill("crash", "relay-1")
         .deliver("relay-2", "again", Step::Relay(Relay::new(MAX)));
     // ANCHOR_END: relay_crash
-    let (mut interleaving, ran) = kit::play(
-        &db,
+    play_then_drain(
+        &subject,
+        (&db, &world),
         script,
         "lock relay crash commit again",
-        kit::describe_outcome,
         during,
+        "relay_crashes_between_publish_and_mark",
     )
-    .await?;
-    let mut steps: Vec<_> = ran
-        .outcomes
-        .into_iter()
-        .map(|(_, outcome)| outcome)
-        .collect();
-    let pool = db.pool(1).await.map_err(Violation::setup(during))?;
-    steps.extend(drain(&subject, &world, &pool, during).await?);
-    let trace = verdict(&world, &steps, during, Some(&mut interleaving)).await?;
-    if let Some(trace) = trace {
-        kit::passing_trace("relay_crashes_between_publish_and_mark", &trace);
-    }
-    Ok(())
+    .await
 }
 
 // ANCHOR: consumer_death
@@ -65,11 +56,9 @@ pub async fn consumer_dies_before_shipping<H: Handler>(
          the message again (a scripted crash)",
     );
     let (db, world) = prepare(&subject, during).await?;
-    (world.produce(&orders(1)).await).map_err(Violation::setup(during))?;
     let pool = db.pool(1).await.map_err(Violation::setup(during))?;
-    let mut steps = relay_until_empty(&subject, &pool).await;
-    let (messages, last) = (world.messages_after(0).await).map_err(Violation::setup(during))?;
-    let Some(message) = messages.first().cloned() else {
+    let (mut steps, message, last) = one_published_message(&subject, &world, &pool, during).await?;
+    let Some(message) = message else {
         return verdict(&world, &steps, during, None).await.map(drop);
     };
     let script = Script::new(&subject.handler, shown)

@@ -1,6 +1,6 @@
 use kit::Script;
 
-use super::{MAX, drain, prepare, relay_until_empty, shown, verdict};
+use super::{MAX, one_published_message, play_then_drain, prepare, shown, verdict};
 use crate::world::insert_sql;
 use crate::{Delivery, Handler, Relay, Step, Subject, Violation};
 
@@ -25,27 +25,16 @@ pub async fn rows_commit_out_of_order<H: Handler>(subject: Subject<H>) -> Result
         .sql("writer-a", "a-commits", "COMMIT")
         .deliver("relay-1", "relay", Step::Relay(Relay::new(MAX)))
         .deliver("relay-2", "again", Step::Relay(Relay::new(MAX)));
-    let (mut interleaving, ran) = kit::play(
-        &db,
+    // ANCHOR_END: out_of_order
+    play_then_drain(
+        &subject,
+        (&db, &world),
         script,
         "a-writes b-commits relay a-commits again",
-        kit::describe_outcome,
         during,
+        "rows_commit_out_of_order",
     )
-    .await?;
-    // ANCHOR_END: out_of_order
-    let mut steps: Vec<_> = ran
-        .outcomes
-        .into_iter()
-        .map(|(_, outcome)| outcome)
-        .collect();
-    let pool = db.pool(1).await.map_err(Violation::setup(during))?;
-    steps.extend(drain(&subject, &world, &pool, during).await?);
-    let trace = verdict(&world, &steps, during, Some(&mut interleaving)).await?;
-    if let Some(trace) = trace {
-        kit::passing_trace("rows_commit_out_of_order", &trace);
-    }
-    Ok(())
+    .await
 }
 
 /// The holder's lock on the warehouse's table: a consumer stops as it ships.
@@ -63,11 +52,9 @@ pub async fn consumers_race_for_one_message<H: Handler>(
          inside its transaction (a scripted interleaving)",
     );
     let (db, world) = prepare(&subject, during).await?;
-    (world.produce(&["ord-1".to_string()]).await).map_err(Violation::setup(during))?;
     let pool = db.pool(1).await.map_err(Violation::setup(during))?;
-    let mut steps = relay_until_empty(&subject, &pool).await;
-    let (messages, _) = (world.messages_after(0).await).map_err(Violation::setup(during))?;
-    let Some(message) = messages.first().cloned() else {
+    let (mut steps, message, _) = one_published_message(&subject, &world, &pool, during).await?;
+    let Some(message) = message else {
         return verdict(&world, &steps, during, None).await.map(drop);
     };
     let script = Script::new(&subject.handler, shown)

@@ -86,6 +86,24 @@ async fn consume_all<H: Handler>(
     Ok(steps)
 }
 
+/// The producer's row for `ord-1`, relayed: the relay's steps, the message the broker then
+/// holds (none, if the relay published nothing: the verdict will say so), and the broker's
+/// last position. Where the consumer scenarios start.
+async fn one_published_message<H: Handler>(
+    subject: &Subject<H>,
+    world: &World,
+    pool: &PgPool,
+    during: Delivery,
+) -> Result<Published, Violation> {
+    (world.produce(&orders(1)).await).map_err(Violation::setup(during))?;
+    let steps = relay_until_empty(subject, pool).await;
+    let (messages, last) = (world.messages_after(0).await).map_err(Violation::setup(during))?;
+    Ok((steps, messages.into_iter().next(), last))
+}
+
+/// What [`one_published_message`] returns.
+type Published = (Vec<Result<Done, sqlx::Error>>, Option<crate::Message>, i64);
+
 /// The relays run until they find nothing, then the consumer takes every message: what the
 /// pipeline does once nothing is in its way.
 async fn drain<H: Handler>(
@@ -97,6 +115,31 @@ async fn drain<H: Handler>(
     let mut steps = relay_until_empty(subject, pool).await;
     steps.extend(consume_all(subject, world, pool, 0, during).await?);
     Ok(steps)
+}
+
+/// A relay scenario's middle and end: plays `script` in `permutation` order, lets the pipeline
+/// drain (relays until they find nothing, then the consumer), and judges every outbox row.
+/// A passing trace is offered as `name`.
+async fn play_then_drain<H: Handler>(
+    subject: &Subject<H>,
+    (db, world): (&TestDatabase, &World),
+    script: kit::Script<Step, H>,
+    permutation: &str,
+    during: Delivery,
+    name: &str,
+) -> Result<(), Violation> {
+    let (mut interleaving, ran) =
+        kit::play(db, script, permutation, kit::describe_outcome, during).await?;
+    let mut steps: Vec<_> = (ran.outcomes.into_iter())
+        .map(|(_, outcome)| outcome)
+        .collect();
+    let pool = db.pool(1).await.map_err(Violation::setup(during))?;
+    steps.extend(drain(subject, world, &pool, during).await?);
+    let trace = verdict(world, &steps, during, Some(&mut interleaving)).await?;
+    if let Some(trace) = trace {
+        kit::passing_trace(name, &trace);
+    }
+    Ok(())
 }
 
 /// Reads what became of every outbox row, notes it in the trace when there is one, and judges

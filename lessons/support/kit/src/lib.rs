@@ -40,7 +40,7 @@ pub use error::KitError;
 pub use interleaving::{Interleaving, Session, Worker};
 pub use leftovers::drop_leftovers;
 pub use schema::Schema;
-pub use script::{Outcomes, Ran, Script};
+pub use script::{Fault, Outcomes, Ran, Script};
 pub use server::{Backend, Server, server};
 pub use sqlstate::{
     DbError, code_of, describe_outcome, describe_postgres, describe_sqlx, is_unique_violation,
@@ -56,5 +56,5 @@ pub mod __private {
 }
 
 pub use subject::{Handler, Subject};
-pub use teaching::{Explain, Violation, play, prepare, see};
+pub use teaching::{Explain, Violation, left_behind, play, prepare, see};
 pub use trace::{Trace, passing_trace, passing_traces};

@@ -78,6 +78,17 @@ impl<T> Ran<T> {
     }
 }
 
+/// How a scripted delivery fails, for a reason of its own, while it waits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// Its session is terminated, as when the process dies: whatever it had not committed
+    /// rolls back.
+    Killed,
+    /// Its waiting statement is cancelled (57014), as `statement_timeout` would; its session
+    /// lives on in its pool.
+    Cancelled,
+}
+
 /// Each delivery's result, by the worker that made it.
 pub type Outcomes<T> = Vec<(String, T)>;
 
@@ -141,6 +152,14 @@ impl<E: Send + 'static, H: Handler<E>> Script<E, H> {
         };
         self.steps.push((step.into(), action));
         self
+    }
+
+    /// Step `step`: `worker` fails as `fault` says ([`Script::kill`] or [`Script::cancel`]).
+    pub fn fail(self, step: &str, worker: &str, fault: Fault) -> Self {
+        match fault {
+            Fault::Killed => self.kill(step, worker),
+            Fault::Cancelled => self.cancel(step, worker),
+        }
     }
 
     /// Step `step`: the statement `worker` waits in is cancelled, as `statement_timeout` would

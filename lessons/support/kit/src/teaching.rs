@@ -124,6 +124,17 @@ impl<K: Explain<D>, D> fmt::Debug for Violation<K, D> {
 
 impl<K: Explain<D>, D> std::error::Error for Violation<K, D> {}
 
+/// Why a [`KitError::LeftBehind`] matters, for every lesson's message: `what` is what the code
+/// under test calls one call of it (a delivery, a poll, a step).
+pub fn left_behind(what: &str) -> String {
+    format!(
+        "A {what} ends when its transaction does, whatever happened in it: a lock that outlives \
+         the transaction, or a transaction opened and never ended, is still held by the pooled \
+         connection long after the {what} returned.\n{}",
+        see("03", "What a failed delivery leaves behind")
+    )
+}
+
 /// `See chapter 2 of the book (book/src/02-on-conflict.md), "The insert is the decision";
 /// `cargo workbook hint 02` has hints.` The chapter comes from the catalog, by lesson number.
 pub fn see(lesson: &str, section: &str) -> String {
