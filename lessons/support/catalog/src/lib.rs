@@ -148,6 +148,23 @@ pub const LESSONS: &[Lesson] = &[
             "forced: two consumers, one message",
         ],
     },
+    Lesson {
+        number: "09",
+        key: "retention",
+        title: "Retention: how long the dedupe table remembers",
+        folder: "09-retention",
+        domain: "09-retention",
+        schema: "retention",
+        intended_failure: "an event applied twice (its row pruned inside the window, or a copy let in on another day), or a table that never shrinks",
+        repeat: &[
+            "fault: killed while it waits",
+            "fault: cancelled while it waits",
+            "forced: beside an open delivery",
+            "barrier, 2 workers",
+            "barrier, 8 workers",
+            "barrier, 32 workers",
+        ],
+    },
 ];
 
 /// Accepts `1`, `01`, the stable key or the folder name.

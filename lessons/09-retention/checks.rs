@@ -1,0 +1,241 @@
+//! Lesson 09's subjects, race and fault tests, as the checks run them.
+
+use retention::{Delivery, Fault, Handler, Subject, Violation, ViolationKind, scenarios, subject};
+
+use crate::Lesson;
+use crate::probe::{self, Probe, Side};
+use crate::wrong_fix::{BARRIERS, Failed, named, run_all};
+
+pub const LESSON: Lesson = Lesson {
+    number: "09",
+    probes,
+};
+
+const EXERCISE_DIR: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../../exercises/09-retention"
+);
+const SOLUTION_DIR: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../../solutions/09-retention"
+);
+
+/// As shipped: "keep the newest 1,000 ids" in one statement, on a table keyed by the day each
+/// copy arrived.
+pub fn exercise() -> Subject<impl Handler> {
+    subject!(exercise_09::prune, EXERCISE_DIR)
+}
+
+pub fn solution() -> Subject<impl Handler> {
+    subject!(solution_09::prune, SOLUTION_DIR)
+}
+
+/// The half-way state most students pass through: the prune fixed, the table still keyed by
+/// the day a copy arrived.
+pub fn prune_only() -> Subject<impl Handler> {
+    subject!(solution_09::prune, EXERCISE_DIR)
+}
+
+/// The race and fault tests of the lesson: what `cargo repeat 09` runs over and over.
+#[derive(Debug, Clone, Copy)]
+pub enum RaceTest {
+    Failed(Fault),
+    BesideADelivery,
+    Barrier { workers: usize },
+}
+
+pub const RACE_TESTS: [RaceTest; 6] = [
+    RaceTest::Failed(Fault::Killed),
+    RaceTest::Failed(Fault::Cancelled),
+    RaceTest::BesideADelivery,
+    RaceTest::Barrier { workers: 2 },
+    RaceTest::Barrier { workers: 8 },
+    RaceTest::Barrier { workers: 32 },
+];
+
+impl RaceTest {
+    pub fn name(&self) -> String {
+        match self {
+            RaceTest::Failed(Fault::Killed) => "fault: killed while it waits".into(),
+            RaceTest::Failed(Fault::Cancelled) => "fault: cancelled while it waits".into(),
+            RaceTest::BesideADelivery => "forced: beside an open delivery".into(),
+            RaceTest::Barrier { workers } => format!("barrier, {workers} workers"),
+        }
+    }
+
+    pub async fn run<H: Handler>(self, subject: Subject<H>) -> Result<(), Violation> {
+        match self {
+            RaceTest::Failed(fault) => {
+                scenarios::a_prune_that_fails_while_it_waits_is_run_again(subject, fault).await
+            }
+            RaceTest::BesideADelivery => {
+                scenarios::the_prune_does_not_wait_for_deliveries(subject).await
+            }
+            RaceTest::Barrier { workers } => scenarios::barrier(subject, workers).await,
+        }
+    }
+}
+
+/// The reasons the shipped exercise must fail for: an event applied twice (its row pruned
+/// inside the window, or a copy on another day let in by the key), or a table that never
+/// shrinks. A setup error, a compile error or a timeout is never it.
+pub fn is_intended(kind: &ViolationKind) -> bool {
+    matches!(
+        kind,
+        ViolationKind::ForgotTooEarly(_)
+            | ViolationKind::KeyAdmitsTwice { .. }
+            | ViolationKind::KeptTooLong { .. }
+    )
+}
+
+fn probes() -> Vec<Probe> {
+    probe::probes(
+        &RACE_TESTS,
+        RaceTest::name,
+        |test| match *test {
+            RaceTest::Barrier { .. } => scenarios::BARRIER_DAYS,
+            _ => 1,
+        },
+        |test, side| async move {
+            match side {
+                Side::Exercise => test.run(exercise()).await,
+                Side::Solution => test.run(solution()).await,
+            }
+        },
+        is_intended,
+        |during| match *during {
+            Delivery::Barrier { round, .. } => round,
+            Delivery::Story(_) => 1,
+        },
+    )
+}
+
+/// The lesson's whole suite, the scenarios `exercise-tests.rs` runs, against `handler` (a wrong
+/// fix from `wrong-fixes/`) on the ledger and `crate_migrations`: the scenarios that failed.
+pub async fn suite<H: Handler>(handler: H, crate_migrations: &'static str) -> Vec<Failed> {
+    let schema = [retention::__private::BASE_MIGRATIONS, crate_migrations];
+    let subject = || Subject::new(schema, handler.clone());
+    let mut all = vec![
+        named(
+            "a_copy_after_a_prune_is_recognised",
+            scenarios::a_copy_after_a_prune_is_recognised(subject()),
+        ),
+        named(
+            "a_copy_at_the_end_of_the_window_is_recognised",
+            scenarios::a_copy_at_the_end_of_the_window_is_recognised(subject()),
+        ),
+        named(
+            "a_late_event_is_kept_for_the_window",
+            scenarios::a_late_event_is_kept_for_the_window(subject()),
+        ),
+        named(
+            "rows_past_the_retention_limit_are_removed",
+            scenarios::rows_past_the_retention_limit_are_removed(subject()),
+        ),
+        named(
+            "a_copy_after_midnight_is_recognised",
+            scenarios::a_copy_after_midnight_is_recognised(subject()),
+        ),
+        named(
+            "the_backlog_is_pruned_in_bounded_batches",
+            scenarios::the_backlog_is_pruned_in_bounded_batches(subject()),
+        ),
+        named(
+            "the_prune_does_not_wait_for_deliveries",
+            scenarios::the_prune_does_not_wait_for_deliveries(subject()),
+        ),
+    ];
+    for (fault, name) in [
+        (Fault::Killed, "a_prune_killed_while_it_waits_is_run_again"),
+        (
+            Fault::Cancelled,
+            "a_prune_cancelled_while_it_waits_is_run_again",
+        ),
+    ] {
+        all.push(named(
+            name,
+            scenarios::a_prune_that_fails_while_it_waits_is_run_again(subject(), fault),
+        ));
+    }
+    for (workers, name) in BARRIERS {
+        all.push(named(name, scenarios::barrier(subject(), workers)));
+    }
+    run_all(all).await
+}
+
+#[cfg(test)]
+mod tests {
+    //! The shipped exercise forgets an event inside its window, lets a copy in after midnight,
+    //! and never shrinks a backlog; a sequential test cannot tell it from the fix; fixing the
+    //! prune alone still lets the midnight copy in; the solution passes everything. The failing
+    //! traces are snapshotted beside this file: the book shows them.
+
+    use retention::{Violation, ViolationKind, scenarios};
+
+    use crate::intended::{Complaint, SHIPPED, expect, passing};
+
+    const WHY: &str = "a count of rows is no clock, and the table's key includes the day a copy \
+                       arrived";
+
+    #[tokio::test]
+    async fn exercise_forgets_an_event_inside_its_window() -> Result<(), Complaint> {
+        let result =
+            scenarios::a_copy_at_the_end_of_the_window_is_recognised(super::exercise()).await;
+        let violation = expect(result, super::is_intended, WHY)?;
+        crate::snapshot!("exercise_end_of_the_window", violation.to_string());
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn exercise_lets_a_copy_in_after_midnight() -> Result<(), Complaint> {
+        let result = scenarios::a_copy_after_midnight_is_recognised(super::exercise()).await;
+        let violation = expect(result, super::is_intended, WHY)?;
+        crate::snapshot!("exercise_after_midnight", violation.to_string());
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn exercise_keeps_a_backlog() -> Result<(), Complaint> {
+        let result = scenarios::the_backlog_is_pruned_in_bounded_batches(super::exercise()).await;
+        expect(result, super::is_intended, WHY).map(drop)
+    }
+
+    /// The chapter's first point: the sequential test cannot tell the broken prune from the fix.
+    #[tokio::test]
+    async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
+        scenarios::a_copy_after_a_prune_is_recognised(super::exercise()).await?;
+        scenarios::a_late_event_is_kept_for_the_window(super::exercise()).await
+    }
+
+    /// The half-way state: the prune is right, and a copy after midnight still gets in.
+    #[tokio::test]
+    async fn with_only_the_prune_fixed_a_copy_after_midnight_gets_in() -> Result<(), Complaint> {
+        scenarios::the_backlog_is_pruned_in_bounded_batches(super::prune_only())
+            .await
+            .map_err(|v| Complaint(format!("with the prune fixed, expected a pass: {v}")))?;
+        match scenarios::a_copy_after_midnight_is_recognised(super::prune_only()).await {
+            Err(Violation {
+                kind: ViolationKind::KeyAdmitsTwice { .. },
+                ..
+            }) => Ok(()),
+            Err(other) => Err(Complaint(format!(
+                "with only the prune fixed, expected the key to admit the copy; got: {other}"
+            ))),
+            Ok(()) => Err(Complaint(format!(
+                "with only the prune fixed, the copy after midnight was recognised. {SHIPPED}"
+            ))),
+        }
+    }
+
+    /// The solution's passing traces, which the chapter shows. Only the solution's: a student's
+    /// correct prune may interleave differently and must pass.
+    #[tokio::test]
+    async fn solution_traces_as_the_chapter_shows_them() -> Result<(), Complaint> {
+        let trace = passing(scenarios::the_prune_does_not_wait_for_deliveries(
+            super::solution(),
+        ))
+        .await?;
+        crate::snapshot!("solution_beside_a_delivery", trace);
+        Ok(())
+    }
+}
