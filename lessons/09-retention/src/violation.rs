@@ -195,9 +195,10 @@ impl Explain<Delivery> for ViolationKind {
                 "one transaction of the prune deleted {rows} rows of processed_events (at most \
                  {BATCH_LIMIT} expected; the prune used {transactions} transaction(s) in all).\n\
                  A DELETE holds a lock on every row it removes until its transaction ends, and \
-                 on a real backlog one that takes everything at once runs for minutes: a copy \
-                 of any of those events waits for all of it, vacuum can reclaim nothing the \
-                 transaction might still see, and the replicas receive it as one lump.\n{}",
+                 on a real backlog one that takes everything at once runs for minutes: all that \
+                 time vacuum can reclaim nothing the transaction might still see, a cancel or \
+                 a crash throws all of its work away, and the replicas receive it as one \
+                 lump.\n{}",
                 see("Small batches, short transactions")
             ),
             ViolationKind::PruneWaited { on } => write!(

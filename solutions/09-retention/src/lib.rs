@@ -25,8 +25,9 @@ pub async fn prune(pool: &PgPool, prune: &Prune) -> Result<Pruned, sqlx::Error> 
         // the batches it committed. Deliveries record new events, which no batch touches.
         let batch = sqlx::query(
             "DELETE FROM processed_events
-              WHERE event_id IN (SELECT event_id FROM processed_events
-                                  WHERE received_at < $1 LIMIT $2)
+              WHERE (event_id, occurred_on) IN (SELECT event_id, occurred_on
+                                                  FROM processed_events
+                                                 WHERE received_at < $1 LIMIT $2)
                 AND received_at < $1",
         )
         .bind(horizon)

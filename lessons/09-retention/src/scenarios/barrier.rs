@@ -1,4 +1,4 @@
-use chrono::TimeDelta;
+use chrono::{DateTime, NaiveTime, TimeDelta, Utc};
 
 use super::{DAY, credit, deliver, failed, nothing_kept_too_long, once, prepare, t0};
 use crate::{Credit, Delivery, Handler, Outcome, Prune, Subject, Violation};
@@ -15,11 +15,12 @@ const OLD_BACKLOG: i64 = 3_000;
 const COPIES_FROM_DAYS: usize = 2;
 
 // ANCHOR: barrier
-/// Every day, two new credits are delivered an hour before the round; then `workers` tasks
-/// wait at a barrier and are released together: one runs the prune, the others deliver a copy
-/// of a credit from the last days or a new credit. Afterwards every credit delivered so far was
-/// applied once, and nothing is kept past the retention limit. The first day that catches a
-/// violation ends the test.
+/// Every day, two new credits are delivered an hour before midnight; then, a second before
+/// midnight, `workers` tasks wait at a barrier and are released together: one runs the prune,
+/// the others deliver a copy of a credit from the last days, or that day's new credit, whose
+/// copies race each other across midnight (half are received a second before it, half a second
+/// after). Afterwards every credit delivered so far was applied once, and nothing is kept past
+/// the retention limit. The first day that catches a violation ends the test.
 pub async fn barrier<H: Handler>(subject: Subject<H>, workers: usize) -> Result<(), Violation> {
     let setup = Delivery::Barrier {
         workers,
@@ -39,22 +40,30 @@ pub async fn barrier<H: Handler>(subject: Subject<H>, workers: usize) -> Result<
             round: day,
             rounds: BARRIER_DAYS,
         };
-        let now = t0() + DAY * (day as i32 - 1);
+        // A second before midnight, whatever day the scenarios' clock starts on.
+        let midnight = (t0() + DAY * day as i32)
+            .date_naive()
+            .and_time(NaiveTime::MIN)
+            .and_utc();
+        let now = midnight - TimeDelta::seconds(1);
         for letter in ["a", "b"] {
             let event = credit(&format!("evt-{day}{letter}"), now - TimeDelta::hours(2));
-            deliver(&pool, &event, now - TimeDelta::hours(1), during).await?;
+            deliver(&pool, &event, midnight - TimeDelta::hours(1), during).await?;
             delivered.push((event, day));
         }
-        // Task 0 prunes; odd tasks deliver a copy of a recent credit, even ones a new credit.
+        // Task 0 prunes; odd tasks deliver a copy of a recent credit, even ones copies of the
+        // day's new credit, on both sides of midnight.
         let recent: Vec<Credit> = (delivered.iter())
             .filter(|(_, first)| day - first <= COPIES_FROM_DAYS)
             .map(|(event, _)| event.clone())
             .collect();
-        let work: Vec<Option<Credit>> = (0..workers)
+        let new = credit(&format!("evt-{day}-new"), now);
+        let work: Vec<Option<(Credit, DateTime<Utc>)>> = (0..workers)
             .map(|task| match task {
                 0 => None,
-                task if task % 2 == 1 => Some(recent[task % recent.len()].clone()),
-                task => Some(credit(&format!("evt-{day}-new-{task}"), now)),
+                task if task % 2 == 1 => Some((recent[task % recent.len()].clone(), now)),
+                task if task % 4 == 0 => Some((new.clone(), now)),
+                _ => Some((new.clone(), midnight + TimeDelta::seconds(1))),
             })
             .collect();
         let results = kit::release_together(workers, |task| {
@@ -62,7 +71,7 @@ pub async fn barrier<H: Handler>(subject: Subject<H>, workers: usize) -> Result<
             async move {
                 match event {
                     None => Err(subject.handler.call(pool, Prune::at(now)).await),
-                    Some(event) => Ok(deliver(&pool, &event, now, during).await),
+                    Some((event, at)) => Ok(deliver(&pool, &event, at, during).await),
                 }
             }
         })
@@ -74,9 +83,9 @@ pub async fn barrier<H: Handler>(subject: Subject<H>, workers: usize) -> Result<
                 Err(Ok(_)) | Ok(Ok(Outcome::Applied | Outcome::AlreadyApplied)) => {}
             }
         }
-        let new = format!("evt-{day}-new-");
-        let new = (work.into_iter().flatten()).filter(|event| event.id.starts_with(&new));
-        delivered.extend(new.map(|event| (event, day)));
+        if workers > 2 {
+            delivered.push((new, day));
+        }
         for (event, _) in &delivered {
             once(&ledger, event, None, during).await?;
         }
