@@ -23,11 +23,12 @@ pub async fn prune(pool: &PgPool, prune: &Prune) -> Result<Pruned, sqlx::Error> 
         // One bounded batch per statement, and so per transaction: each commits in
         // milliseconds, holds its row locks only that long, and a prune stopped half-way keeps
         // the batches it committed. Deliveries record new events, which no batch touches.
+        // ARRAY(…) picks the batch once, and each partition's key index finds its rows; an
+        // `IN (SELECT …)` is planned as a join, which scans the whole backlog for every batch.
         let batch = sqlx::query(
             "DELETE FROM processed_events
-              WHERE (event_id, occurred_on) IN (SELECT event_id, occurred_on
-                                                  FROM processed_events
-                                                 WHERE received_at < $1 LIMIT $2)
+              WHERE event_id = ANY (ARRAY(SELECT event_id FROM processed_events
+                                           WHERE received_at < $1 LIMIT $2))
                 AND received_at < $1",
         )
         .bind(horizon)
