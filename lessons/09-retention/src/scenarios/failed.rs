@@ -1,7 +1,6 @@
-use chrono::TimeDelta;
 use kit::{Fault, Script};
 
-use super::{failed, nothing_kept_too_long, prepare, shown, t0};
+use super::{beside_a_backlog, shown, t0};
 use crate::{Delivery, Handler, Prune, Subject, Violation, ViolationKind};
 
 /// Another run of the prune, started by an overlapping schedule, half-way through a batch: it
@@ -30,11 +29,6 @@ pub async fn a_prune_that_fails_while_it_waits_is_run_again<H: Handler>(
              scripted interleaving)"
         }
     });
-    let (db, ledger, _pool) = prepare(&subject, 1, during).await?;
-    (ledger
-        .backlog("evt-old-", 10, t0() - TimeDelta::days(10))
-        .await)
-        .map_err(Violation::setup(during))?;
     let script = Script::new(&subject.handler, shown)
         .sql("other-run", "other-batch", OTHER_RUN_MID_BATCH)
         .sql("other-run", "rollback", "ROLLBACK")
@@ -42,35 +36,14 @@ pub async fn a_prune_that_fails_while_it_waits_is_run_again<H: Handler>(
         .fail("fail", "prune-1", fault)
         .deliver("prune-2", "again", Prune::at(t0()));
     // ANCHOR_END: failed
-    let (interleaving, ran) = kit::play(
-        &db,
-        script,
-        "other-batch prune fail rollback again",
-        kit::describe_outcome,
-        during,
-    )
-    .await?;
-    let trace = interleaving.trace().clone();
-    let traced = |mut violation: Violation| {
-        violation.trace = Some(trace.clone());
-        violation
-    };
-    let (outcomes, hidden) = ran.apart_from_cancelled("prune-1");
-    if let Some(reported) = hidden {
-        return Err(traced(Violation {
-            kind: ViolationKind::FailureHidden { reported },
-            during,
-            trace: None,
-        }));
-    }
-    for (_, outcome) in &outcomes {
-        if let Err(error) = outcome {
-            return Err(traced(failed(error, during)));
+    let permutation = "other-batch prune fail rollback again";
+    let trace = beside_a_backlog(&subject, script, permutation, during, |ran| {
+        match ran.apart_from_cancelled("prune-1") {
+            (_, Some(reported)) => Err(ViolationKind::FailureHidden { reported }),
+            (prunes, None) => Ok(prunes),
         }
-    }
-    nothing_kept_too_long(&ledger, t0(), during)
-        .await
-        .map_err(traced)?;
+    })
+    .await?;
     kit::passing_trace("a_prune_that_fails_while_it_waits_is_run_again", &trace);
     Ok(())
 }

@@ -1,7 +1,6 @@
-use chrono::TimeDelta;
 use kit::Script;
 
-use super::{failed, nothing_kept_too_long, prepare, shown, t0};
+use super::{beside_a_backlog, shown, t0};
 use crate::{Delivery, Handler, Prune, Subject, Violation, ViolationKind};
 
 /// A delivery half-way through: it has recorded a new event, and not committed yet.
@@ -20,46 +19,20 @@ pub async fn the_prune_does_not_wait_for_deliveries<H: Handler>(
         "a delivery had recorded evt-new and not committed yet, and the prune ran meanwhile \
          (a scripted interleaving)",
     );
-    let (db, ledger, _pool) = prepare(&subject, 1, during).await?;
-    (ledger
-        .backlog("evt-old-", 10, t0() - TimeDelta::days(10))
-        .await)
-        .map_err(Violation::setup(during))?;
     let script = Script::new(&subject.handler, shown)
         .sql("delivery", "delivering", DELIVERING)
         .sql("delivery", "commit", "COMMIT")
         .deliver("prune", "prune", Prune::at(t0()));
     // ANCHOR_END: forced
-    let (interleaving, ran) = kit::play(
-        &db,
-        script,
-        "delivering prune commit",
-        kit::describe_outcome,
-        during,
-    )
-    .await?;
-    let trace = interleaving.trace().clone();
-    let traced = |mut violation: Violation| {
-        violation.trace = Some(trace.clone());
-        violation
-    };
-    if ran.waited("prune") {
-        return Err(traced(Violation {
-            kind: ViolationKind::PruneWaited {
-                on: "the delivery".to_string(),
-            },
-            during,
-            trace: None,
-        }));
-    }
-    for (_, outcome) in &ran.outcomes {
-        if let Err(error) = outcome {
-            return Err(traced(failed(error, during)));
+    let permutation = "delivering prune commit";
+    let trace = beside_a_backlog(&subject, script, permutation, during, |ran| {
+        if ran.waited("prune") {
+            let on = "the delivery".to_string();
+            return Err(ViolationKind::PruneWaited { on });
         }
-    }
-    nothing_kept_too_long(&ledger, t0(), during)
-        .await
-        .map_err(traced)?;
+        Ok(ran.outcomes)
+    })
+    .await?;
     kit::passing_trace("the_prune_does_not_wait_for_deliveries", &trace);
     Ok(())
 }

@@ -23,7 +23,7 @@ pub use midnight::a_copy_after_midnight_is_recognised;
 pub use sequential::a_copy_after_a_prune_is_recognised;
 
 use chrono::{DateTime, TimeDelta, TimeZone, Utc};
-use kit::TestDatabase;
+use kit::{Outcomes, Ran, Script, TestDatabase, Trace};
 use sqlx::PgPool;
 
 use crate::judge::{Story, credited_once};
@@ -184,6 +184,51 @@ async fn copy_after_a_prune<H: Handler>(
         row_gone_after_prune,
     };
     once(ledger, event, Some(&story), during).await
+}
+
+/// What each prune of a script returned.
+type Prunes = Outcomes<Result<Pruned, sqlx::Error>>;
+
+/// A scripted scenario's middle and end: plays `script` in `permutation` order on a database
+/// whose processed_events holds ten rows received ten days ago; lets `first` judge what ran (a
+/// wait, a hidden failure) and hand back the prunes' results; then requires that every prune
+/// succeeded and the old rows are gone. Every violation carries the trace, which is returned
+/// when there is none.
+async fn beside_a_backlog<H: Handler>(
+    subject: &Subject<H>,
+    script: Script<Prune, H>,
+    permutation: &str,
+    during: Delivery,
+    first: impl FnOnce(Ran<Result<Pruned, sqlx::Error>>) -> Result<Prunes, ViolationKind>,
+) -> Result<Trace, Violation> {
+    let (db, ledger, _pool) = prepare(subject, 1, during).await?;
+    (ledger
+        .backlog("evt-old-", 10, t0() - TimeDelta::days(10))
+        .await)
+        .map_err(Violation::setup(during))?;
+    let (interleaving, ran) =
+        kit::play(&db, script, permutation, kit::describe_outcome, during).await?;
+    let trace = interleaving.trace().clone();
+    let traced = |mut violation: Violation| {
+        violation.trace = Some(trace.clone());
+        violation
+    };
+    let prunes = first(ran).map_err(|kind| {
+        traced(Violation {
+            kind,
+            during,
+            trace: None,
+        })
+    })?;
+    for (_, outcome) in &prunes {
+        if let Err(error) = outcome {
+            return Err(traced(failed(error, during)));
+        }
+    }
+    nothing_kept_too_long(&ledger, t0(), during)
+        .await
+        .map_err(traced)?;
+    Ok(trace)
 }
 
 /// A day, as the barrier's rounds and the stories count them.
