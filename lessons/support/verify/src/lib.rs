@@ -23,6 +23,8 @@ pub mod lesson_06;
 pub mod lesson_07;
 #[path = "../../../08-outbox-relay/checks.rs"]
 pub mod lesson_08;
+#[path = "../../../10-compensation/checks.rs"]
+pub mod lesson_10;
 pub mod probe;
 pub mod saga;
 pub mod wrong_fix;
@@ -64,6 +66,7 @@ pub const LESSONS: &[Lesson] = &[
     lesson_06::LESSON,
     lesson_07::LESSON,
     lesson_08::LESSON,
+    lesson_10::LESSON,
 ];
 
 impl Lesson {
