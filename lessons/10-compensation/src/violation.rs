@@ -177,8 +177,9 @@ impl Explain<Delivery> for ViolationKind {
                  the shelf). It now says {status:?}, with {returned} unit(s) returned.\n\
                  Consumed and released are both terminal: whichever event reaches a held \
                  reservation first settles it, and every later one must leave it alone. Here \
-                 the second delivery read \"held\" while the first was still settling it, and \
-                 wrote over the first one's decision once it committed.\n{}",
+                 the second delivery read \"held\" while the first was still settling it, \
+                 decided from that read, and wrote over the first one's decision once it \
+                 committed.\n{}",
                 see(CONSUMED_THEN_RELEASED)
             ),
             ViolationKind::ReleasedButNotAnnounced { order_id } => write!(
@@ -236,8 +237,8 @@ impl Explain<Delivery> for ViolationKind {
                 "the reservation was settled once, but {errors} delivery(ies) returned an \
                  error: {example}\n\
                  A unique key refused a row the delivery tried to write a second time: the \
-                 delivery had decided to do work that was already done, and only the key \
-                 stopped it, with an error. The broker reads an error as \"not processed\": it \
+                 delivery had decided to do work that another delivery had already done, and \
+                 only the key stopped it, with an error. The broker reads an error as \"not processed\": it \
                  redelivers, raises alerts, and may dead-letter an event whose work was \
                  complete.\n{}",
                 see(THE_GUARDS)
