@@ -16,13 +16,6 @@ fn see(section: &str) -> String {
     kit::see(LESSON, section)
 }
 
-/// The chapter's sections the messages point to.
-const TWO_REASONS: &str = "Two reasons to release, one reservation";
-const CONSUMED_THEN_RELEASED: &str = "Consumed, then released";
-const THE_GUARDS: &str = "The same guards, pointed at a release";
-const THE_ANNOUNCEMENT: &str = "The announcement commits with the release";
-const OTHER_ORDERS: &str = "Other orders do not wait";
-
 #[derive(Debug)]
 pub enum ViolationKind {
     /// More units went back on the shelf than the order had reserved: the reservation was
@@ -164,7 +157,7 @@ impl Explain<Delivery> for ViolationKind {
                  different events (a failed payment, a cancellation) can each call for the same \
                  release. Each delivery decided \"still held\" from a read that could not see \
                  the other delivery's release, which had not committed yet.\n{}",
-                see(TWO_REASONS)
+                see("Two reasons to release, one reservation")
             ),
             ViolationKind::SettledBothWays {
                 order_id,
@@ -180,7 +173,7 @@ impl Explain<Delivery> for ViolationKind {
                  the second delivery read \"held\" while the first was still settling it, \
                  decided from that read, and wrote over the first one's decision once it \
                  committed.\n{}",
-                see(CONSUMED_THEN_RELEASED)
+                see("Consumed, then released")
             ),
             ViolationKind::ReleasedButNotAnnounced { order_id } => write!(
                 f,
@@ -190,7 +183,7 @@ impl Explain<Delivery> for ViolationKind {
                  The delivery that released it committed the release without its announcement, \
                  and the one after it found the work done and had nothing left to do. The \
                  release and what it tells the others must commit together, or neither.\n{}",
-                see(THE_ANNOUNCEMENT)
+                see("The announcement commits with the release")
             ),
             ViolationKind::AnnouncedTwice { order_id, ids } => write!(
                 f,
@@ -201,7 +194,7 @@ impl Explain<Delivery> for ViolationKind {
                 ids.len(),
                 ids.join(", "),
                 ids.len(),
-                see(THE_ANNOUNCEMENT)
+                see("The announcement commits with the release")
             ),
             ViolationKind::NeverSettled { order_id, returned } => write!(
                 f,
@@ -209,7 +202,7 @@ impl Explain<Delivery> for ViolationKind {
                  ({returned} unit(s) returned): the compensation was lost. Each delivery \
                  decided that there was nothing (left) to do, though none of them settled it, \
                  so its units stay out of stock for an order that will never ship.\n{}",
-                see(THE_ANNOUNCEMENT)
+                see("The announcement commits with the release")
             ),
             ViolationKind::StateDisagrees { summary } => write!(
                 f,
@@ -217,7 +210,7 @@ impl Explain<Delivery> for ViolationKind {
                  A release is one change of three rows (the reservation's status, the \
                  product's stock, the announcement), made by one delivery in one \
                  transaction.\n{}",
-                see(THE_GUARDS)
+                see("The same guards, pointed at a release")
             ),
             ViolationKind::Misreported {
                 status,
@@ -230,7 +223,7 @@ impl Explain<Delivery> for ViolationKind {
                  delivery's transaction committed the settlement, and only that one may say \
                  so; every other one changed nothing and must say that instead, or the logs \
                  and metrics count compensations that never happened.\n{}",
-                see(THE_GUARDS)
+                see("The same guards, pointed at a release")
             ),
             ViolationKind::RefusedByAKey { errors, example } => write!(
                 f,
@@ -241,7 +234,7 @@ impl Explain<Delivery> for ViolationKind {
                  only the key stopped it, with an error. The broker reads an error as \"not processed\": it \
                  redelivers, raises alerts, and may dead-letter an event whose work was \
                  complete.\n{}",
-                see(THE_GUARDS)
+                see("The same guards, pointed at a release")
             ),
             ViolationKind::HandlerFailed { error, cause } => {
                 writeln!(f, "a delivery failed: {error}")?;
@@ -251,7 +244,7 @@ impl Explain<Delivery> for ViolationKind {
                          connection of its own, which its open transaction holds; a statement \
                          sent to the pool instead of the transaction waits for a second \
                          connection that never comes.",
-                        THE_ANNOUNCEMENT,
+                        "The announcement commits with the release",
                     ),
                     FailureCause::Serialization => (
                         "The transaction runs at REPEATABLE READ or SERIALIZABLE, where the \
@@ -260,7 +253,7 @@ impl Explain<Delivery> for ViolationKind {
                          are built on read committed, PostgreSQL's default; at a stricter \
                          level, every such abort is a failed delivery unless the handler \
                          retries it.",
-                        THE_GUARDS,
+                        "The same guards, pointed at a release",
                     ),
                     FailureCause::Deadlock => (
                         "Two deliveries both read the reservation under a lock that does not \
@@ -268,13 +261,13 @@ impl Explain<Delivery> for ViolationKind {
                          write: neither could go on, and the database aborted one of them. A \
                          read that decides a write must keep other deciders out until it \
                          commits.",
-                        THE_GUARDS,
+                        "The same guards, pointed at a release",
                     ),
                     FailureCause::Other => (
                         "Only a repeat may be reported as handled; this error means the \
                          handler could not do its job, which a correct handler can. The \
                          SQLSTATE says what the database refused.",
-                        THE_GUARDS,
+                        "The same guards, pointed at a release",
                     ),
                 };
                 write!(f, "{why}\n{}", see(section))
@@ -286,7 +279,7 @@ impl Explain<Delivery> for ViolationKind {
                  reported {outcome:?}. A broker stops redelivering on such a report: had this \
                  redelivery not been scripted, the reservation would have stayed held for \
                  good. A failed compensation must say it failed, so that it is tried again.\n{}",
-                see(THE_ANNOUNCEMENT)
+                see("The announcement commits with the release")
             ),
             ViolationKind::WaitedOnAnotherOrder => write!(
                 f,
@@ -296,7 +289,7 @@ impl Explain<Delivery> for ViolationKind {
                  than the reservation it settles (a whole table, or one advisory key shared by \
                  every order). That is still correct, but one slow release now holds up every \
                  order's.\n{}",
-                see(OTHER_ORDERS)
+                see("Other orders do not wait")
             ),
             ViolationKind::LeftBehind { detail } => {
                 write!(f, "{detail}\n{}", kit::left_behind("delivery"))
@@ -307,7 +300,7 @@ impl Explain<Delivery> for ViolationKind {
                  The test's observer sees only database locks. A worker waiting on anything \
                  else is waiting on something that lives in one process, such as a Mutex, and \
                  a second instance of the inventory service would not wait for it.\n{}",
-                see(OTHER_ORDERS)
+                see("Other orders do not wait")
             ),
             ViolationKind::Setup(error) => write!(f, "the test could not run: {error}"),
         }
