@@ -335,4 +335,37 @@ mod tests {
             );
         }
     }
+
+    /// A stock.reserved line sets the stage once, however often it is delivered, and each
+    /// line's report reads the reservation back.
+    #[tokio::test]
+    async fn a_reservation_is_set_up_once_and_reported() {
+        let schema = kit::Schema::from_dirs([crate::__private::BASE_MIGRATIONS]);
+        let db = kit::TestDatabase::create(&schema).await.unwrap();
+        let pool = db.pool(1).await.unwrap();
+        let input = format!("{RESERVED}\n{RESERVED}\n{FAILED}\n");
+        let mut out = Vec::new();
+        let delivered = kit::deliver::run(&feed(), &pool, input.as_bytes(), &mut out).await;
+        let said = String::from_utf8(out).unwrap();
+        assert_eq!(delivered.ok(), Some(3), "{said}");
+        assert!(said.contains("2 unit(s) of mug held for ord-1"), "{said}");
+        assert!(said.contains("it was reserved already"), "{said}");
+        assert!(
+            said.contains("payment.failed evt-failed-ord-1 for ord-1: Released"),
+            "{said}"
+        );
+        assert!(
+            said.contains("Reservation of ord-1: 2 unit(s) of mug, held; mug available: 0"),
+            "{said}"
+        );
+    }
+
+    /// The lines shipped for delivering by hand are all lines the feed accepts.
+    #[test]
+    fn the_shipped_events_parse() {
+        let events = include_str!("../events/failed-and-cancelled.jsonl");
+        for line in events.lines() {
+            assert!(feed().parse(line).is_ok(), "{line}");
+        }
+    }
 }
