@@ -125,6 +125,10 @@ pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> V
             scenarios::cancelled_mid_release_then_redelivery(subject()),
         ),
         named(
+            "replayed_after_a_restore",
+            scenarios::replayed_after_a_restore(subject()),
+        ),
+        named(
             "other_orders_do_not_wait",
             scenarios::other_orders_do_not_wait(subject()),
         ),
@@ -179,12 +183,14 @@ mod tests {
     }
 
     /// The chapter's first point: the sequential test cannot tell the broken handler from the
-    /// fix; nor can a crash (its release is one transaction), nor a test about another order.
+    /// fix; nor can a crash (its release is one transaction), nor a replay (its announcement's id
+    /// is derived), nor a test about another order.
     #[tokio::test]
     async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
         scenarios::redelivered_after_commit(super::exercise()).await?;
         scenarios::killed_mid_release_then_redelivery(super::exercise()).await?;
         scenarios::cancelled_mid_release_then_redelivery(super::exercise()).await?;
+        scenarios::replayed_after_a_restore(super::exercise()).await?;
         scenarios::other_orders_do_not_wait(super::exercise()).await
     }
 

@@ -47,6 +47,13 @@ async fn a_release_cancelled_half_way_happens_once_when_redelivered() -> Result<
     scenarios::cancelled_mid_release_then_redelivery(subject!(handler::settle_reservation)).await
 }
 
+/// The inventory's database is restored from a backup and the event replayed: the release
+/// happens again in the restored tables, under the id the rest of the saga already heard.
+#[tokio::test]
+async fn a_replay_after_a_restore_is_announced_under_the_same_id() -> Result<(), Violation> {
+    scenarios::replayed_after_a_restore(subject!(handler::settle_reservation)).await
+}
+
 /// A release for another order goes through while one order's reservation is locked.
 #[tokio::test]
 async fn a_release_for_another_order_does_not_wait() -> Result<(), Violation> {

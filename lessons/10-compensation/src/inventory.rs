@@ -20,7 +20,8 @@ pub(crate) struct Observed {
     pub(crate) status: String,
     /// Units put back on the shelf since the reservation was made.
     pub(crate) returned: i32,
-    /// The outbox's stock.released rows for the order, by event id.
+    /// The distinct event ids stock.released was announced under for the order: published
+    /// before a restore, or in the outbox.
     pub(crate) announced: Vec<String>,
 }
 
@@ -53,7 +54,13 @@ impl Inventory {
         Ok(())
     }
 
-    pub(crate) async fn observe(&self, order_id: &str) -> Result<Observed, KitError> {
+    /// What the deliveries left, with the ids `published` (by the relay, before a restore)
+    /// counted as announced: downstream consumers heard them whatever the tables say now.
+    pub(crate) async fn observe(
+        &self,
+        order_id: &str,
+        published: &[String],
+    ) -> Result<Observed, KitError> {
         let row = self
             .client
             .query_one(
@@ -73,9 +80,12 @@ impl Inventory {
             )
             .await
             .map_err(KitError::observer("reading the outbox"))?;
-        let mut announced: Vec<String> = outbox.iter().map(|row| row.get(0)).collect();
-        // Racing deliveries write in no fixed order: sorted, a trace reads the same every run.
+        let mut announced: Vec<String> = published.to_vec();
+        announced.extend(outbox.iter().map(|row| row.get::<_, String>(0)));
+        // One id heard twice is one release to its consumers, which deduplicate on it. Racing
+        // deliveries write in no fixed order: sorted, a trace reads the same every run.
         announced.sort();
+        announced.dedup();
         Ok(Observed {
             order_id: order_id.to_string(),
             quantity: row.get(0),
@@ -83,6 +93,36 @@ impl Inventory {
             returned: row.get::<_, i32>(2) - LEFT_ON_THE_SHELF,
             announced,
         })
+    }
+
+    /// The inventory's database restored from a backup taken before `order_id`'s reservation
+    /// was settled: the reservation is held again, its units off the shelf again, and the
+    /// record of handled events and the outbox are as they were then (empty). Downstream, the
+    /// rest of the saga has already heard what the relay published: returns those event ids.
+    pub(crate) async fn restore_from_backup(
+        &self,
+        order_id: &str,
+    ) -> Result<Vec<String>, KitError> {
+        let published = self.observe(order_id, &[]).await?.announced;
+        self.client
+            .execute(
+                "UPDATE stock SET available = $2 WHERE sku = $1",
+                &[&sku_of(order_id), &LEFT_ON_THE_SHELF],
+            )
+            .await
+            .map_err(KitError::observer("restoring the stock"))?;
+        self.client
+            .execute(
+                "UPDATE reservations SET status = 'held' WHERE order_id = $1",
+                &[&order_id],
+            )
+            .await
+            .map_err(KitError::observer("restoring the reservation"))?;
+        self.client
+            .batch_execute("TRUNCATE processed_events, outbox")
+            .await
+            .map_err(KitError::observer("restoring the record and the outbox"))?;
+        Ok(published)
     }
 }
 

@@ -190,7 +190,10 @@ impl Explain<Delivery> for ViolationKind {
                 "{order_id}'s reservation was released once, but stock.released was announced \
                  under {} event ids: {}.\n\
                  Downstream consumers deduplicate on the event id: to them these are {} \
-                 releases.\n{}",
+                 releases, and a stock report would count the units back twice. A consumer \
+                 can only recognise a repeat that carries the same id as the first time, so \
+                 the id must come out the same whichever delivery, or replay, announces the \
+                 release.\n{}",
                 ids.len(),
                 ids.join(", "),
                 ids.len(),

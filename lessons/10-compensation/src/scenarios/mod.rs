@@ -7,6 +7,7 @@ mod barrier;
 mod failed;
 mod forced;
 mod neighbours;
+mod replayed;
 mod sequential;
 
 pub use barrier::{barrier, barrier_rounds};
@@ -15,6 +16,7 @@ pub use forced::{
     duplicate_races_an_uncommitted_release, failure_races_a_cancellation, success_races_a_failure,
 };
 pub use neighbours::other_orders_do_not_wait;
+pub use replayed::replayed_after_a_restore;
 pub use sequential::redelivered_after_commit;
 
 use kit::{TestDatabase, Trace};
@@ -93,7 +95,7 @@ async fn observe(
     during: Delivery,
     interleaving: Option<&mut kit::Interleaving>,
 ) -> Result<Observed, Violation> {
-    let observed = (inventory.observe(order_id).await).map_err(Violation::setup(during))?;
+    let observed = (inventory.observe(order_id, &[]).await).map_err(Violation::setup(during))?;
     if let Some(interleaving) = interleaving {
         interleaving.note(observed.summary());
     }
