@@ -165,6 +165,23 @@ pub const LESSONS: &[Lesson] = &[
             "barrier, 32 workers",
         ],
     },
+    Lesson {
+        number: "10",
+        key: "compensation",
+        title: "Compensation: a forward action, not a rollback",
+        folder: "10-compensation",
+        domain: "10-compensation",
+        schema: "compensation",
+        intended_failure: "a reservation released twice, or released after it was consumed",
+        repeat: &[
+            "forced: duplicate vs. uncommitted",
+            "forced: failed vs. cancelled",
+            "forced: succeeded vs. failed",
+            "barrier, 2 workers",
+            "barrier, 8 workers",
+            "barrier, 32 workers",
+        ],
+    },
 ];
 
 /// Accepts `1`, `01`, the stable key or the folder name.

@@ -25,6 +25,8 @@ pub mod lesson_07;
 pub mod lesson_08;
 #[path = "../../../09-retention/checks.rs"]
 pub mod lesson_09;
+#[path = "../../../10-compensation/checks.rs"]
+pub mod lesson_10;
 pub mod probe;
 pub mod saga;
 pub mod wrong_fix;
@@ -67,6 +69,7 @@ pub const LESSONS: &[Lesson] = &[
     lesson_07::LESSON,
     lesson_08::LESSON,
     lesson_09::LESSON,
+    lesson_10::LESSON,
 ];
 
 impl Lesson {

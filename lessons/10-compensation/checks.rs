@@ -1,0 +1,212 @@
+//! Lesson 10's subjects, race tests, and the checks of its shipped exercise.
+
+use compensation::{Delivery, Handler, Subject, Violation, ViolationKind, scenarios, subject};
+
+use crate::Lesson;
+use crate::probe::{self, Probe, Side};
+use crate::wrong_fix::{BARRIERS, Failed, named, run_all};
+
+pub const LESSON: Lesson = Lesson {
+    number: "10",
+    probes,
+};
+
+/// As shipped: "still held?" read without a lock, then the release in a transaction.
+pub fn exercise() -> Subject<impl Handler> {
+    subject!(exercise_10::settle_reservation)
+}
+
+pub fn solution() -> Subject<impl Handler> {
+    subject!(solution_10::settle_reservation)
+}
+
+/// The race tests of the lesson: what `cargo repeat 10` runs over and over. The killed and
+/// cancelled scenarios are not among them: the shipped exercise releases in one transaction,
+/// and passes them (they are there for the wrong fixes).
+#[derive(Debug, Clone, Copy)]
+pub enum RaceTest {
+    DuplicateRace,
+    FailureVsCancellation,
+    SuccessVsFailure,
+    Barrier { workers: usize },
+}
+
+pub const RACE_TESTS: [RaceTest; 6] = [
+    RaceTest::DuplicateRace,
+    RaceTest::FailureVsCancellation,
+    RaceTest::SuccessVsFailure,
+    RaceTest::Barrier { workers: 2 },
+    RaceTest::Barrier { workers: 8 },
+    RaceTest::Barrier { workers: 32 },
+];
+
+impl RaceTest {
+    pub fn name(&self) -> String {
+        match self {
+            RaceTest::DuplicateRace => "forced: duplicate vs. uncommitted".into(),
+            RaceTest::FailureVsCancellation => "forced: failed vs. cancelled".into(),
+            RaceTest::SuccessVsFailure => "forced: succeeded vs. failed".into(),
+            RaceTest::Barrier { workers } => format!("barrier, {workers} workers"),
+        }
+    }
+
+    pub async fn run<H: Handler>(self, subject: Subject<H>) -> Result<(), Violation> {
+        match self {
+            RaceTest::DuplicateRace => {
+                scenarios::duplicate_races_an_uncommitted_release(subject).await
+            }
+            RaceTest::FailureVsCancellation => {
+                scenarios::failure_races_a_cancellation(subject).await
+            }
+            RaceTest::SuccessVsFailure => scenarios::success_races_a_failure(subject).await,
+            RaceTest::Barrier { workers } => scenarios::barrier(subject, workers).await,
+        }
+    }
+}
+
+/// The reason the shipped exercise must fail for: a reservation released twice, or released
+/// after it was consumed. A setup error, a compile error or a timeout is never it.
+pub fn is_intended(kind: &ViolationKind) -> bool {
+    matches!(
+        kind,
+        ViolationKind::ReleasedTwice { .. } | ViolationKind::SettledBothWays { .. }
+    )
+}
+
+fn probes() -> Vec<Probe> {
+    probe::probes(
+        &RACE_TESTS,
+        RaceTest::name,
+        |test| match *test {
+            RaceTest::Barrier { workers } => scenarios::barrier_rounds(workers),
+            _ => 1,
+        },
+        |test, side| async move {
+            match side {
+                Side::Exercise => test.run(exercise()).await,
+                Side::Solution => test.run(solution()).await,
+            }
+        },
+        is_intended,
+        |during| match *during {
+            Delivery::Barrier { round, .. } => round,
+            Delivery::Story(_) => 1,
+        },
+    )
+}
+
+/// The lesson's whole suite, the scenarios `exercise-tests.rs` runs, against `handler` (a wrong
+/// fix from `wrong-fixes/`): the scenarios that failed.
+pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> Vec<Failed> {
+    let subject = || Subject::new([compensation::__private::BASE_MIGRATIONS], handler.clone());
+    let mut all = vec![
+        named(
+            "redelivered_after_commit",
+            scenarios::redelivered_after_commit(subject()),
+        ),
+        named(
+            "duplicate_races_an_uncommitted_release",
+            scenarios::duplicate_races_an_uncommitted_release(subject()),
+        ),
+        named(
+            "failure_races_a_cancellation",
+            scenarios::failure_races_a_cancellation(subject()),
+        ),
+        named(
+            "success_races_a_failure",
+            scenarios::success_races_a_failure(subject()),
+        ),
+        named(
+            "killed_mid_release_then_redelivery",
+            scenarios::killed_mid_release_then_redelivery(subject()),
+        ),
+        named(
+            "cancelled_mid_release_then_redelivery",
+            scenarios::cancelled_mid_release_then_redelivery(subject()),
+        ),
+        named(
+            "replayed_after_a_restore",
+            scenarios::replayed_after_a_restore(subject()),
+        ),
+        named(
+            "other_orders_do_not_wait",
+            scenarios::other_orders_do_not_wait(subject()),
+        ),
+    ];
+    for (workers, name) in BARRIERS {
+        all.push(named(name, scenarios::barrier(subject(), workers)));
+    }
+    run_all(all).await
+}
+
+#[cfg(test)]
+mod tests {
+    //! The shipped exercise releases twice (or releases what was sold), every time, and for no
+    //! other reason; a sequential test cannot tell it from the fix, nor can a crash; the
+    //! solution passes everything. The failing traces are snapshotted beside this file: the
+    //! book shows them.
+
+    use compensation::{Violation, scenarios};
+
+    use crate::intended::{Complaint, expect, passing, trace};
+
+    const WHY: &str = "a delivery decides \"still held\" from a read no lock protects";
+
+    #[tokio::test]
+    async fn exercise_releases_twice_under_the_duplicate_race() -> Result<(), Complaint> {
+        let result = scenarios::duplicate_races_an_uncommitted_release(super::exercise()).await;
+        crate::snapshot!(
+            "exercise_duplicate_race",
+            trace(expect(result, super::is_intended, WHY)?)?
+        );
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn exercise_releases_twice_for_a_failure_and_a_cancellation() -> Result<(), Complaint> {
+        let result = scenarios::failure_races_a_cancellation(super::exercise()).await;
+        crate::snapshot!(
+            "exercise_failure_races_a_cancellation",
+            trace(expect(result, super::is_intended, WHY)?)?
+        );
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn exercise_releases_what_a_success_consumed() -> Result<(), Complaint> {
+        let result = scenarios::success_races_a_failure(super::exercise()).await;
+        crate::snapshot!(
+            "exercise_success_races_a_failure",
+            trace(expect(result, super::is_intended, WHY)?)?
+        );
+        Ok(())
+    }
+
+    /// The chapter's first point: the sequential test cannot tell the broken handler from the
+    /// fix; nor can a crash (its release is one transaction), nor a replay (its announcement's id
+    /// is derived), nor a test about another order.
+    #[tokio::test]
+    async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
+        scenarios::redelivered_after_commit(super::exercise()).await?;
+        scenarios::killed_mid_release_then_redelivery(super::exercise()).await?;
+        scenarios::cancelled_mid_release_then_redelivery(super::exercise()).await?;
+        scenarios::replayed_after_a_restore(super::exercise()).await?;
+        scenarios::other_orders_do_not_wait(super::exercise()).await
+    }
+
+    /// The solution's passing traces, which the chapter shows. Only the solution's: a student's
+    /// correct handler may interleave differently (wait on another session) and must pass.
+    #[tokio::test]
+    async fn solution_traces_as_the_chapter_shows_them() -> Result<(), Complaint> {
+        let trace = passing(scenarios::failure_races_a_cancellation(super::solution())).await?;
+        crate::snapshot!("solution_failure_races_a_cancellation", trace);
+        let trace = passing(scenarios::success_races_a_failure(super::solution())).await?;
+        crate::snapshot!("solution_success_races_a_failure", trace);
+        let trace = passing(scenarios::killed_mid_release_then_redelivery(
+            super::solution(),
+        ))
+        .await?;
+        crate::snapshot!("solution_killed_mid_release", trace);
+        Ok(())
+    }
+}
