@@ -2,7 +2,7 @@
 //! measured, not asserted (timings belong in notes, never in tests).
 //!
 //! For the solution's prune (batches of 1,000, each its own transaction) and, for comparison,
-//! the one-statement wrong fix: a fresh database with a backlog of N rows received ten days
+//! two wrong fixes (one statement; batches that each lock the table first): a fresh database with a backlog of N rows received ten days
 //! ago; eight tasks deliver new credits through the given handler without pause; the prune runs
 //! once. It prints the prune's rows per second, and what the deliveries saw meanwhile: their
 //! latency, and the longest time any session was seen waiting on a lock (an observer samples
@@ -31,11 +31,12 @@ async fn main() -> ExitCode {
         }
     };
     println!("backlog: {rows} rows received ten days ago; {DELIVERERS} tasks delivering meanwhile");
-    for (name, batched) in [
-        ("solution (batches of 1,000)", true),
-        ("one statement", false),
+    for (name, how) in [
+        ("solution (batches of 1,000)", How::Solution),
+        ("one statement", How::OneStatement),
+        ("batches, table locked first", How::LockTheTable),
     ] {
-        match measure(rows, batched).await {
+        match measure(rows, how).await {
             Ok(report) => println!("{name:<28} {report}"),
             Err(error) => {
                 eprintln!("{name}: {error}");
@@ -54,6 +55,14 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<i64, String> {
     }
 }
 
+/// Which prune to measure.
+#[derive(Clone, Copy)]
+enum How {
+    Solution,
+    OneStatement,
+    LockTheTable,
+}
+
 /// The one-statement wrong fix, for comparison.
 async fn one_statement(pool: &PgPool, prune: &Prune) -> Result<Pruned, sqlx::Error> {
     let deleted = sqlx::query("DELETE FROM processed_events WHERE received_at < $1")
@@ -65,7 +74,34 @@ async fn one_statement(pool: &PgPool, prune: &Prune) -> Result<Pruned, sqlx::Err
     })
 }
 
-async fn measure(rows: i64, batched: bool) -> Result<String, Box<dyn std::error::Error>> {
+/// The wrong fix that locks processed_events before each batch, for comparison.
+async fn lock_the_table(pool: &PgPool, prune: &Prune) -> Result<Pruned, sqlx::Error> {
+    let horizon = prune.now() - retention::REDELIVERY_WINDOW;
+    let mut rows = 0;
+    loop {
+        let mut tx = pool.begin().await?;
+        sqlx::query("LOCK TABLE processed_events IN SHARE ROW EXCLUSIVE MODE")
+            .execute(&mut *tx)
+            .await?;
+        let batch = sqlx::query(
+            "DELETE FROM processed_events
+              WHERE event_id = ANY (ARRAY(SELECT event_id FROM processed_events
+                                           WHERE received_at < $1 LIMIT $2))
+                AND received_at < $1",
+        )
+        .bind(horizon)
+        .bind(retention::BATCH_LIMIT)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        if batch.rows_affected() == 0 {
+            return Ok(Pruned { rows });
+        }
+        rows += batch.rows_affected();
+    }
+}
+
+async fn measure(rows: i64, how: How) -> Result<String, Box<dyn std::error::Error>> {
     let schema = verify::lesson_09::solution().schema;
     let db = TestDatabase::create(&schema).await?;
     let setup = db.session().await?;
@@ -145,10 +181,10 @@ async fn measure(rows: i64, batched: bool) -> Result<String, Box<dyn std::error:
 
     let prune = Prune::at(Utc::now() + TimeDelta::seconds(1));
     let started = Instant::now();
-    let pruned = if batched {
-        solution_09::prune(&pool, &prune).await?
-    } else {
-        one_statement(&pool, &prune).await?
+    let pruned = match how {
+        How::Solution => solution_09::prune(&pool, &prune).await?,
+        How::OneStatement => one_statement(&pool, &prune).await?,
+        How::LockTheTable => lock_the_table(&pool, &prune).await?,
     };
     let took = started.elapsed();
     stop.store(true, Ordering::Relaxed);
