@@ -1,3 +1,4 @@
+use kit::envelope::{Wire, check_ids, check_present};
 use serde::Deserialize;
 
 /// An event that settles an order's stock reservation, as the inventory service consumes it
@@ -91,16 +92,9 @@ pub enum EventError {
     },
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Wire {
-    id: String,
-    #[serde(rename = "type")]
-    kind: String,
-    aggregate_id: String,
-    payload: WirePayload,
-    occurred_at: String,
-}
+// The kit checks the envelope and the ids (kit::envelope); what it finds is told in this
+// lesson's words, by the variants above with the same names and fields.
+kit::from_problem!(EventError);
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -118,43 +112,24 @@ impl ReservationEvent {
         order_id: impl Into<String>,
     ) -> Result<ReservationEvent, EventError> {
         let (id, order_id) = (id.into(), order_id.into());
-        for (field, value) in [("id", &id), ("order_id", &order_id)] {
-            if value.trim().is_empty() {
-                return Err(EventError::Empty { field });
-            }
-            if value.len() > kit::MAX_ID_BYTES {
-                return Err(EventError::TooLong {
-                    field,
-                    bytes: value.len(),
-                });
-            }
-        }
+        check_ids([("id", &id), ("order_id", &order_id)])?;
         Ok(ReservationEvent { id, kind, order_id })
     }
 
     /// Parses an event as the payment or order service publishes it.
     pub fn from_json(json: &str) -> Result<ReservationEvent, EventError> {
-        let wire: Wire = serde_json::from_str(json).map_err(|e| EventError::Malformed {
-            detail: e.to_string(),
-        })?;
+        let wire: Wire<WirePayload> =
+            serde_json::from_str(json).map_err(|e| EventError::Malformed {
+                detail: e.to_string(),
+            })?;
         let Some(kind) = Kind::parse(&wire.kind) else {
             return Err(EventError::UnknownType {
                 id: wire.id,
                 kind: wire.kind,
             });
         };
-        if wire.aggregate_id != wire.payload.order_id {
-            return Err(EventError::OrderMismatch {
-                id: wire.id,
-                aggregate_id: wire.aggregate_id,
-                order_id: wire.payload.order_id,
-            });
-        }
-        if wire.occurred_at.trim().is_empty() {
-            return Err(EventError::Empty {
-                field: "occurred_at",
-            });
-        }
+        wire.check_order(&wire.payload.order_id)?;
+        check_present([("occurred_at", &wire.occurred_at)])?;
         ReservationEvent::new(wire.id, kind, wire.aggregate_id)
     }
 

@@ -11,6 +11,8 @@
 //! - [`release_together`] is the essay's barrier: N tasks, one starting gun.
 //! - [`dev_database`] keeps a server for poking at a lesson by hand, and [`deliver`] feeds it
 //!   events as JSON lines, through a lesson's handler.
+//! - [`envelope`] is the JSON envelope the saga's events travel in, and the checks every lesson
+//!   makes of it (ids present and short, envelope and payload about the same order).
 //! - [`Subject`] pairs the handler under test with the schema it was written for.
 //!
 //! Nothing here knows about any lesson; lessons build their scenarios from these parts.
@@ -21,6 +23,7 @@ mod deadline;
 pub mod deliver;
 pub mod dev_database;
 mod docker;
+pub mod envelope;
 mod error;
 mod interleaving;
 mod leftovers;
