@@ -64,13 +64,18 @@ impl RaceTest {
     }
 }
 
-/// The reason the shipped exercise must fail for: a reservation released twice, or released
-/// after it was consumed. A setup error, a compile error or a timeout is never it.
+/// The reasons the shipped exercise must fail for: a reservation released twice, released after
+/// it was consumed, or settled by more than one delivery (two copies of payment.succeeded that
+/// both read "held" and both report Consumed: the same race, which leaves the stock right and
+/// only the reports wrong). A setup error, a compile error or a timeout is never it.
 pub fn is_intended(kind: &ViolationKind) -> bool {
-    matches!(
-        kind,
-        ViolationKind::ReleasedTwice { .. } | ViolationKind::SettledBothWays { .. }
-    )
+    match kind {
+        ViolationKind::ReleasedTwice { .. } | ViolationKind::SettledBothWays { .. } => true,
+        ViolationKind::Misreported {
+            released, consumed, ..
+        } => released + consumed > 1,
+        _ => false,
+    }
 }
 
 fn probes() -> Vec<Probe> {

@@ -172,7 +172,7 @@ pub const LESSONS: &[Lesson] = &[
         folder: "10-compensation",
         domain: "10-compensation",
         schema: "compensation",
-        intended_failure: "a reservation released twice, or released after it was consumed",
+        intended_failure: "a reservation released twice, released after it was consumed, or settled by more than one delivery",
         repeat: &[
             "forced: duplicate vs. uncommitted",
             "forced: failed vs. cancelled",
