@@ -4,6 +4,8 @@ use kit::{Explain, KitError};
 
 use crate::Outcome;
 
+pub use kit::FailureCause;
+
 /// What a scenario caught, and how the order.created was delivered when it did. Its `Display`
 /// (and its `Debug`, which is what a failing test prints) is the teaching message: what
 /// happened, why it is wrong, and where the book explains it.
@@ -50,29 +52,6 @@ pub enum ViolationKind {
     Stuck { detail: String },
     /// The test could not run at all (no database, a migration that does not apply, …).
     Setup(Box<KitError>),
-}
-
-/// What a handler's error was, by its SQLSTATE (kit::sqlstate), for what it means here.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FailureCause {
-    /// No connection came free in the pool: the handler wanted a second one while holding one.
-    PoolExhausted,
-    /// 40001: a serialization failure, from an isolation level above read committed.
-    Serialization,
-    /// Anything else, named by its SQLSTATE in the error.
-    Other,
-}
-
-impl FailureCause {
-    pub(crate) fn of(error: &sqlx::Error) -> FailureCause {
-        if matches!(error, sqlx::Error::PoolTimedOut) {
-            return FailureCause::PoolExhausted;
-        }
-        match kit::code_of(error).as_deref() {
-            Some("40001") => FailureCause::Serialization,
-            _ => FailureCause::Other,
-        }
-    }
 }
 
 /// How the order.created reached the payment step.
@@ -206,7 +185,7 @@ impl Explain<Delivery> for ViolationKind {
                          every such abort is a failed delivery unless the handler retries it.",
                         "The record decides what to announce",
                     ),
-                    FailureCause::Other => (
+                    _ => (
                         "Only a duplicate may be reported as handled; this error means the \
                          handler could not do its job, which a correct handler can. The \
                          SQLSTATE says what the database refused.",

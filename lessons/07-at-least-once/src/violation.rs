@@ -2,6 +2,8 @@ use std::fmt;
 
 use kit::{Explain, KitError};
 
+pub use kit::FailureCause;
+
 /// What a scenario caught, and how the log was consumed when it did. Its `Display` (and its
 /// `Debug`, which is what a failing test prints) is the teaching message: what happened, why it
 /// is wrong, and where the book explains it.
@@ -51,32 +53,6 @@ pub struct Mismatch {
     pub order_id: String,
     pub expected: String,
     pub found: String,
-}
-
-/// What a poll's error was, by its SQLSTATE (kit::sqlstate), for what it means here.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FailureCause {
-    /// No connection came free in the pool: the poll wanted a second one while holding one.
-    PoolExhausted,
-    /// 40001: a serialization failure, from an isolation level above read committed.
-    Serialization,
-    /// 40P01: two consumers each waited for a lock the other held.
-    Deadlock,
-    /// Anything else, named by its SQLSTATE in the error.
-    Other,
-}
-
-impl FailureCause {
-    pub(crate) fn of(error: &sqlx::Error) -> FailureCause {
-        if matches!(error, sqlx::Error::PoolTimedOut) {
-            return FailureCause::PoolExhausted;
-        }
-        match kit::code_of(error).as_deref() {
-            Some("40001") => FailureCause::Serialization,
-            Some("40P01") => FailureCause::Deadlock,
-            _ => FailureCause::Other,
-        }
-    }
 }
 
 /// How the log was consumed.
@@ -230,7 +206,7 @@ impl Explain<Delivery> for ViolationKind {
                          that take turns on the group's offset never hold two batches at once.",
                         "Consumers of one group",
                     ),
-                    FailureCause::Other => (
+                    _ => (
                         "A correct consumer polls this log without an error; the SQLSTATE says \
                          what the database refused.",
                         "Consumers of one group",

@@ -2,6 +2,8 @@ use std::fmt;
 
 use kit::{Explain, KitError};
 
+pub use kit::FailureCause;
+
 /// What a scenario caught, and how the pipeline ran when it did. Its `Display` (and its
 /// `Debug`, which is what a failing test prints) is the teaching message: what happened, why it
 /// is wrong, and where the book explains it.
@@ -40,25 +42,6 @@ pub enum ViolationKind {
     Stuck { detail: String },
     /// The test could not run at all (no database, a migration that does not apply, …).
     Setup(Box<KitError>),
-}
-
-/// What a step's error was, by its SQLSTATE (kit::sqlstate), for what it means here.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FailureCause {
-    /// No connection came free in the pool: the step wanted a second one while holding one.
-    PoolExhausted,
-    /// Anything else, named by its SQLSTATE in the error.
-    Other,
-}
-
-impl FailureCause {
-    pub(crate) fn of(error: &sqlx::Error) -> FailureCause {
-        if matches!(error, sqlx::Error::PoolTimedOut) {
-            FailureCause::PoolExhausted
-        } else {
-            FailureCause::Other
-        }
-    }
 }
 
 /// How the pipeline ran.
@@ -170,7 +153,7 @@ impl Explain<Delivery> for ViolationKind {
                          for a second connection that never comes.",
                         "An inbox on the consumer",
                     ),
-                    FailureCause::Other => (
+                    _ => (
                         "A correct relay and consumer run these steps without an error; the \
                          SQLSTATE says what the database refused.",
                         "Claim, publish, mark",

@@ -5,6 +5,8 @@ use kit::{Explain, KitError};
 use crate::ledger::KeyRow;
 use crate::{BATCH_LIMIT, Pruned};
 
+pub use kit::FailureCause;
+
 /// An event whose row a prune removed inside the window, and when each step happened.
 #[derive(Debug)]
 pub struct Forgotten {
@@ -59,27 +61,6 @@ pub enum ViolationKind {
     Stuck { detail: String },
     /// The test could not run at all (no database, a migration that does not apply, …).
     Setup(Box<KitError>),
-}
-
-/// What the prune's error was, by its SQLSTATE (kit::sqlstate), for what it means here.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FailureCause {
-    /// 40001: a serialization failure, from an isolation level above read committed.
-    Serialization,
-    /// 40P01: a deadlock, the prune and a delivery each waiting on the other.
-    Deadlock,
-    /// Anything else, named by its SQLSTATE in the error.
-    Other,
-}
-
-impl FailureCause {
-    pub(crate) fn of(error: &sqlx::Error) -> FailureCause {
-        match kit::code_of(error).as_deref() {
-            Some("40001") => FailureCause::Serialization,
-            Some("40P01") => FailureCause::Deadlock,
-            _ => FailureCause::Other,
-        }
-    }
 }
 
 /// How the events and the prunes ran.
@@ -224,7 +205,7 @@ impl Explain<Delivery> for ViolationKind {
                         "The prune and another transaction each waited on a lock the other \
                          held, and PostgreSQL aborted one of them (SQLSTATE 40P01)."
                     }
-                    FailureCause::Other => {
+                    _ => {
                         "A prune that fails leaves the table to grow until someone notices. \
                          The SQLSTATE says what the database refused."
                     }

@@ -4,6 +4,8 @@ use kit::{Explain, KitError};
 
 use crate::Outcome;
 
+pub use kit::FailureCause;
+
 /// What a scenario caught, and how the events were delivered when it did. Its `Display` (and
 /// its `Debug`, which is what a failing test prints) is the teaching message: what happened,
 /// why it is wrong, and where the book explains it.
@@ -64,32 +66,6 @@ pub enum ViolationKind {
     Stuck { detail: String },
     /// The test could not run at all (no database, a migration that does not apply, …).
     Setup(Box<KitError>),
-}
-
-/// What a handler's error was, by its SQLSTATE (kit::sqlstate), for what it means here.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FailureCause {
-    /// No connection came free in the pool: the handler wanted a second one while holding one.
-    PoolExhausted,
-    /// 40001: a serialization failure, from an isolation level above read committed.
-    Serialization,
-    /// 40P01: two deliveries each waited for a lock the other held.
-    Deadlock,
-    /// Anything else, named by its SQLSTATE in the error.
-    Other,
-}
-
-impl FailureCause {
-    pub(crate) fn of(error: &sqlx::Error) -> FailureCause {
-        if matches!(error, sqlx::Error::PoolTimedOut) {
-            return FailureCause::PoolExhausted;
-        }
-        match kit::code_of(error).as_deref() {
-            Some("40001") => FailureCause::Serialization,
-            Some("40P01") => FailureCause::Deadlock,
-            _ => FailureCause::Other,
-        }
-    }
 }
 
 /// How the events reached the inventory service.
@@ -266,7 +242,7 @@ impl Explain<Delivery> for ViolationKind {
                          commits.",
                         "The same guards, pointed at a release",
                     ),
-                    FailureCause::Other => (
+                    _ => (
                         "Only a repeat may be reported as handled; this error means the \
                          handler could not do its job, which a correct handler can. The \
                          SQLSTATE says what the database refused.",

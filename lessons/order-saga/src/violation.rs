@@ -4,6 +4,8 @@ use kit::{Explain, KitError, see};
 
 use crate::{Mix, Outcome};
 
+pub use kit::FailureCause;
+
 /// What a scenario caught, and how the events were delivered when it did. Its `Display` (and
 /// its `Debug`, which is what a failing test prints) is the teaching message: what happened,
 /// why it is wrong, and where the book explains it.
@@ -70,41 +72,6 @@ pub enum ViolationKind {
     Stuck { detail: String },
     /// The test could not run at all (no database, say).
     Setup(Box<KitError>),
-}
-
-/// What a handler's error was, by its SQLSTATE (kit::sqlstate), for what it means here.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FailureCause {
-    /// 40P01: two transactions waited on each other.
-    Deadlock,
-    /// 40001: a serialization failure, from an isolation level above read committed.
-    Serialization,
-    /// 55P03: a lock was not available and the statement gave up (NOWAIT, lock_timeout).
-    LockNotAvailable,
-    /// 25P02: a statement ran in a transaction an earlier error had aborted.
-    TransactionAborted,
-    /// 57014: the statement was cancelled (statement_timeout).
-    Cancelled,
-    /// No connection came free in the pool: the handler wanted a second one while holding one.
-    PoolExhausted,
-    /// Anything else: a typo in the SQL, a missing table, ...
-    Other,
-}
-
-impl FailureCause {
-    pub(crate) fn of(error: &sqlx::Error) -> FailureCause {
-        if matches!(error, sqlx::Error::PoolTimedOut) {
-            return FailureCause::PoolExhausted;
-        }
-        match kit::code_of(error).as_deref() {
-            Some("40P01") => FailureCause::Deadlock,
-            Some("40001") => FailureCause::Serialization,
-            Some("55P03") => FailureCause::LockNotAvailable,
-            Some("25P02") => FailureCause::TransactionAborted,
-            Some("57014") => FailureCause::Cancelled,
-            _ => FailureCause::Other,
-        }
-    }
 }
 
 /// How the events reached the handler.
