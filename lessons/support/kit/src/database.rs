@@ -66,6 +66,12 @@ impl TestDatabase {
         &self.name
     }
 
+    /// The database's URL, for a client of the reader's own (`psql`): the server's URL with
+    /// only its path changed, so a port, a password or a socket directory stays as it is.
+    pub fn url(&self) -> String {
+        server::url_of(&self.server.url, &self.name)
+    }
+
     /// A pool for the code under test, with `connections` connections already open, so that
     /// workers released together all start with a connection in hand rather than some of them
     /// first spending milliseconds on a handshake.

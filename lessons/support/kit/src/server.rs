@@ -127,6 +127,18 @@ fn from_database_url(url: Option<String>) -> Option<Server> {
 }
 
 /// `postgres://me:secret@host/db` → `postgres://me:***@host/db`, for messages.
+/// `url`, connected to `database`: only the URL's path changes, whatever else it holds (a
+/// port, a password, `?sslmode=…`, `?host=/socket/dir`) stays as it is.
+pub(crate) fn url_of(url: &str, database: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) => {
+            parsed.set_path(&format!("/{database}"));
+            parsed.to_string()
+        }
+        Err(_) => url.to_string(),
+    }
+}
+
 pub(crate) fn redact_password(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_string();

@@ -33,13 +33,7 @@ impl DevServer {
     /// The same server, connected to `database`: only the URL's path changes, whatever else it
     /// holds (a port, `?sslmode=…`, `?host=/socket/dir`) stays as it is.
     pub fn url_of(&self, database: &str) -> String {
-        match url::Url::parse(&self.url) {
-            Ok(mut url) => {
-                url.set_path(&format!("/{database}"));
-                url.to_string()
-            }
-            Err(_) => self.url.clone(),
-        }
+        crate::server::url_of(&self.url, database)
     }
 }
 
