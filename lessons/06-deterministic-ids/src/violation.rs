@@ -169,13 +169,13 @@ impl Explain<Delivery> for ViolationKind {
             ),
             ViolationKind::HandlerFailed { error, cause } => {
                 writeln!(f, "a delivery failed: {error}")?;
-                let (why, section) = match cause {
+                let (why, see_also) = match cause {
                     FailureCause::PoolExhausted => (
                         "The pool had no free connection. In these tests each worker has one \
                          connection of its own, which its open transaction holds; a statement \
                          sent to the pool instead of the transaction waits for a second \
                          connection that never comes.",
-                        "The record decides what to announce",
+                        see("The record decides what to announce"),
                     ),
                     FailureCause::Serialization => (
                         "The transaction runs at REPEATABLE READ or SERIALIZABLE, where the \
@@ -183,16 +183,16 @@ impl Explain<Delivery> for ViolationKind {
                          letting the second wait and see the first's row. The guard here is \
                          built on read committed, PostgreSQL's default; at a stricter level, \
                          every such abort is a failed delivery unless the handler retries it.",
-                        "The record decides what to announce",
+                        see("The record decides what to announce"),
                     ),
                     _ => (
                         "Only a duplicate may be reported as handled; this error means the \
                          handler could not do its job, which a correct handler can. The \
                          SQLSTATE says what the database refused.",
-                        "The fix: derive the id from the order",
+                        see("The fix: derive the id from the order"),
                     ),
                 };
-                write!(f, "{why}\n{}", see(section))
+                write!(f, "{why}\n{see_also}")
             }
             ViolationKind::NoDeliveryReportedApplied => write!(
                 f,

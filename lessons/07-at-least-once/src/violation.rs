@@ -124,7 +124,7 @@ impl Explain<Delivery> for ViolationKind {
                  events again. The offset said \"handled\" before the effects had committed: a \
                  consumer that died or failed in between took the rest of its batch with it. \
                  That is at-most-once delivery.\n{}",
-                see("The offset and the effect commit together")
+                see("At most once")
             ),
             ViolationKind::OrderDiffers(mismatch) => {
                 let Mismatch {
@@ -138,7 +138,7 @@ impl Explain<Delivery> for ViolationKind {
                  order, leaves it {expected}.\n\
                  Some event's effect was applied more than once, or lost, or only in part: the \
                  offset and the effects it covers did not commit as one.\n{}",
-                    see("The offset and the effect commit together")
+                    see("Two commits, and a crash between them")
                 )
             }
             ViolationKind::AppliedOutOfOrder(mismatch) => {
@@ -183,13 +183,13 @@ impl Explain<Delivery> for ViolationKind {
             ),
             ViolationKind::HandlerFailed { error, cause } => {
                 writeln!(f, "a poll failed: {error}")?;
-                let (why, section) = match cause {
+                let (why, see_also) = match cause {
                     FailureCause::PoolExhausted => (
                         "The pool had no free connection. In these tests each consumer has one \
                          connection of its own, which its open transaction holds; a statement \
                          sent to the pool instead of the transaction waits for a second \
                          connection that never comes.",
-                        "The offset and the effect commit together",
+                        see("Two commits, and a crash between them"),
                     ),
                     FailureCause::Serialization => (
                         "The transaction runs at REPEATABLE READ or SERIALIZABLE, where the \
@@ -197,22 +197,22 @@ impl Explain<Delivery> for ViolationKind {
                          the group's offset, instead of letting it wait and read the first's. \
                          At a stricter level, every such abort is a failed poll unless the \
                          consumer retries it.",
-                        "Consumers of one group",
+                        see("Consumers of one group"),
                     ),
                     FailureCause::Deadlock => (
                         "Two consumers of the group deadlocked, and the database aborted one \
                          to break the cycle. Consumers that handle different batches of the log \
                          at the same time lock the same orders in different orders; consumers \
                          that take turns on the group's offset never hold two batches at once.",
-                        "Consumers of one group",
+                        see("Consumers of one group"),
                     ),
                     _ => (
                         "A correct consumer polls this log without an error; the SQLSTATE says \
                          what the database refused.",
-                        "Consumers of one group",
+                        see("Consumers of one group"),
                     ),
                 };
-                write!(f, "{why}\n{}", see(section))
+                write!(f, "{why}\n{see_also}")
             }
             ViolationKind::LeftBehind { detail } => {
                 write!(f, "{detail}\n{}", kit::left_behind("poll"))

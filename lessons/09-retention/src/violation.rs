@@ -180,7 +180,7 @@ impl Explain<Delivery> for ViolationKind {
                  time vacuum can reclaim nothing the transaction might still see, a cancel or \
                  a crash throws all of its work away, and the replicas receive it as one \
                  lump.\n{}",
-                see("Small batches, short transactions")
+                see("The prune must not wait for deliveries")
             ),
             ViolationKind::PruneWaited { on } => write!(
                 f,
@@ -189,7 +189,7 @@ impl Explain<Delivery> for ViolationKind {
                  row, which no prune has any business with, so the prune locks more than the \
                  rows it removes (the whole table, or a partition). While it waits, every \
                  delivery that comes after queues behind it.\n{}",
-                see("Small batches, short transactions")
+                see("The prune must not wait for deliveries")
             ),
             ViolationKind::PruneFailed { error, cause } => {
                 writeln!(f, "the prune failed: {error}")?;
@@ -210,14 +210,14 @@ impl Explain<Delivery> for ViolationKind {
                          The SQLSTATE says what the database refused."
                     }
                 };
-                write!(f, "{why}\n{}", see("Small batches, short transactions"))
+                write!(f, "{why}\n{}", see("A prune that fails must say so"))
             }
             ViolationKind::FailureHidden { reported } => write!(
                 f,
                 "the prune's statement was cancelled (SQLSTATE 57014), yet it reported \
                  {reported:?}. A scheduler that reads that as success never retries it, and \
                  no one learns that the table has stopped shrinking.\n{}",
-                see("Small batches, short transactions")
+                see("A prune that fails must say so")
             ),
             ViolationKind::DeliveryFailed { error } => write!(
                 f,

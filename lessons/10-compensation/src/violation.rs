@@ -189,7 +189,7 @@ impl Explain<Delivery> for ViolationKind {
                  A release is one change of three rows (the reservation's status, the \
                  product's stock, the announcement), made by one delivery in one \
                  transaction.\n{}",
-                see("The same guards, pointed at a release")
+                see("Settled once, reported once")
             ),
             ViolationKind::Misreported {
                 status,
@@ -202,7 +202,7 @@ impl Explain<Delivery> for ViolationKind {
                  delivery's transaction committed the settlement, and only that one may say \
                  so; every other one changed nothing and must say that instead, or the logs \
                  and metrics count compensations that never happened.\n{}",
-                see("The same guards, pointed at a release")
+                see("Settled once, reported once")
             ),
             ViolationKind::RefusedByAKey { errors, example } => write!(
                 f,
@@ -213,17 +213,17 @@ impl Explain<Delivery> for ViolationKind {
                  only the key stopped it, with an error. The broker reads an error as \"not processed\": it \
                  redelivers, raises alerts, and may dead-letter an event whose work was \
                  complete.\n{}",
-                see("The same guards, pointed at a release")
+                see("Settled once, reported once")
             ),
             ViolationKind::HandlerFailed { error, cause } => {
                 writeln!(f, "a delivery failed: {error}")?;
-                let (why, section) = match cause {
+                let (why, see_also) = match cause {
                     FailureCause::PoolExhausted => (
                         "The pool had no free connection. In these tests each worker has one \
                          connection of its own, which its open transaction holds; a statement \
                          sent to the pool instead of the transaction waits for a second \
                          connection that never comes.",
-                        "The announcement commits with the release",
+                        see("The announcement commits with the release"),
                     ),
                     FailureCause::Serialization => (
                         "The transaction runs at REPEATABLE READ or SERIALIZABLE, where the \
@@ -232,7 +232,7 @@ impl Explain<Delivery> for ViolationKind {
                          are built on read committed, PostgreSQL's default; at a stricter \
                          level, every such abort is a failed delivery unless the handler \
                          retries it.",
-                        "The same guards, pointed at a release",
+                        see("Settled once, reported once"),
                     ),
                     FailureCause::Deadlock => (
                         "Two deliveries both read the reservation under a lock that does not \
@@ -240,16 +240,16 @@ impl Explain<Delivery> for ViolationKind {
                          write: neither could go on, and the database aborted one of them. A \
                          read that decides a write must keep other deciders out until it \
                          commits.",
-                        "The same guards, pointed at a release",
+                        see("Settled once, reported once"),
                     ),
                     _ => (
                         "Only a repeat may be reported as handled; this error means the \
                          handler could not do its job, which a correct handler can. The \
                          SQLSTATE says what the database refused.",
-                        "The same guards, pointed at a release",
+                        see("Settled once, reported once"),
                     ),
                 };
-                write!(f, "{why}\n{}", see(section))
+                write!(f, "{why}\n{see_also}")
             }
             ViolationKind::FailureHidden { outcome } => write!(
                 f,

@@ -272,8 +272,8 @@ impl Explain<Delivery> for ViolationKind {
             ),
             ViolationKind::HandlerFailed { error, cause } => {
                 writeln!(f, "a delivery failed: {error}")?;
-                let (why, lesson, section) = failure_meaning(*cause);
-                write!(f, "{why}\n{}", see(lesson, section))
+                let (why, see_also) = failure_meaning(*cause);
+                write!(f, "{why}\n{see_also}")
             }
             ViolationKind::NotRecorded { event_id } => write!(
                 f,
@@ -287,10 +287,10 @@ impl Explain<Delivery> for ViolationKind {
                 detail,
                 about_resolved,
             } => {
-                let (lesson, section) = if *about_resolved {
-                    ("04", "Leaving a resolved order alone")
+                let see_also = if *about_resolved {
+                    see("04", "Leaving a resolved order alone")
                 } else {
-                    ("02", "The insert is the decision")
+                    see("02", "The insert is the decision")
                 };
                 write!(
                     f,
@@ -298,7 +298,7 @@ impl Explain<Delivery> for ViolationKind {
                      transaction changed the order, AlreadyApplied to a redelivered event id, and \
                      OrderAlreadyResolved to a new event whose order had already left \
                      pending.\n{}",
-                    see(lesson, section)
+                    see_also
                 )
             }
             ViolationKind::DecidedWithoutWaiting { outcome } => write!(
@@ -361,15 +361,14 @@ impl Explain<Delivery> for ViolationKind {
 
 /// Why a handler's error is wrong here, by its cause, and where the book explains it. The
 /// error itself (with its SQLSTATE and what that means) is printed above this.
-fn failure_meaning(cause: FailureCause) -> (&'static str, &'static str, &'static str) {
+fn failure_meaning(cause: FailureCause) -> (&'static str, String) {
     match cause {
         FailureCause::Deadlock => (
             "Two deliveries of this test deadlocked, and the database aborted one of them to \
              break the cycle. Two sessions that first lock the same row weakly (or in a \
              different order) and then both need a stronger lock wait for each other this way. \
              The event's sender sees a failure for a delivery a correct handler completes.",
-            "04",
-            "The race the status check loses",
+            see("04", "The race the status check loses"),
         ),
         FailureCause::Serialization => (
             "The transaction runs at REPEATABLE READ or SERIALIZABLE, where the database aborts \
@@ -377,45 +376,39 @@ fn failure_meaning(cause: FailureCause) -> (&'static str, &'static str, &'static
              result. The guards of these lessons are built on read committed, PostgreSQL's \
              default; at a stricter level, every such abort is a failed delivery unless the \
              handler retries it.",
-            "04",
-            "The race the status check loses",
+            see("04", "The race the status check loses"),
         ),
         FailureCause::LockNotAvailable => (
             "The delivery gave up instead of waiting for a lock another delivery held (NOWAIT or \
              lock_timeout). That delivery had not finished: nobody knew yet whether it would \
              commit, so giving up failed an event that waiting would have handled.",
-            "04",
-            "The race the status check loses",
+            see("04", "The race the status check loses"),
         ),
         FailureCause::TransactionAborted => (
             "A statement ran in a transaction that an earlier error had already aborted: after \
              an error (a unique violation, say), PostgreSQL refuses every statement of the same \
              transaction until it rolls back, so catching the first error and carrying on \
              cannot work.",
-            "02",
-            "The insert is the decision",
+            see("02", "The insert is the decision"),
         ),
         FailureCause::Cancelled => (
             "A statement was cancelled while it waited (statement_timeout, or a cancel \
              request). Waiting for a concurrent delivery of the same order is how these \
              guards decide correctly; a timeout short enough to cut that wait fails deliveries \
              that would have succeeded.",
-            "04",
-            "The race the status check loses",
+            see("04", "The race the status check loses"),
         ),
         FailureCause::PoolExhausted => (
             "The pool had no free connection. In these tests each worker has one connection of \
              its own, which its open transaction holds; a statement sent to the pool instead of \
              the transaction waits for a second connection that never comes.",
-            "03",
-            "One commit, not two",
+            see("03", "One commit, not two"),
         ),
         FailureCause::Other => (
             "Only a duplicate may be reported as handled; this error means the handler could \
              not do its job, which a correct handler can. The SQLSTATE says what the database \
              refused.",
-            "02",
-            "The insert is the decision",
+            see("02", "The insert is the decision"),
         ),
     }
 }
