@@ -104,6 +104,10 @@ pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> V
             "consumer_dies_before_shipping",
             scenarios::consumer_dies_before_shipping(subject()),
         ),
+        named(
+            "producer_restored_from_a_backup",
+            scenarios::producer_restored_from_a_backup(subject()),
+        ),
     ];
     for (relays, name) in [
         (2, "barrier, 2 relays"),
@@ -140,7 +144,7 @@ mod tests {
     #[tokio::test]
     async fn exercise_ships_a_republished_row_twice() -> Result<(), Complaint> {
         let result = scenarios::relay_crashes_between_publish_and_mark(super::exercise()).await;
-        let why = "the consumer keeps no record of the rows it handled";
+        let why = "the consumer keeps no record of the events it handled";
         crate::snapshot!(
             "exercise_relay_crash",
             trace(expect(result, super::is_intended, why)?)?
@@ -151,7 +155,14 @@ mod tests {
     #[tokio::test]
     async fn exercise_ships_twice_for_two_consumers() -> Result<(), Complaint> {
         let result = scenarios::consumers_race_for_one_message(super::exercise()).await;
-        let why = "the consumer keeps no record of the rows it handled";
+        let why = "the consumer keeps no record of the events it handled";
+        expect(result, super::is_intended, why).map(drop)
+    }
+
+    #[tokio::test]
+    async fn exercise_ships_an_event_announced_again_after_a_restore() -> Result<(), Complaint> {
+        let result = scenarios::producer_restored_from_a_backup(super::exercise()).await;
+        let why = "the consumer keeps no record of the events it handled";
         expect(result, super::is_intended, why).map(drop)
     }
 

@@ -4,8 +4,8 @@
 //! One file for both crates: `exercises/NN-…` and `solutions/NN-…` name it as their `[[test]]`,
 //! so the solution passes exactly the tests the student runs. The scenarios live in
 //! lessons/08-outbox-relay/src/scenarios, and chapter 8 of the book tells each one's story.
-//! Every scenario checks the same rule: every committed outbox row reached the broker at least
-//! once, and the warehouse shipped it exactly once.
+//! Every scenario checks the same rule: every announcement the producer committed reached the
+//! broker at least once, and the warehouse shipped it exactly once.
 
 use outbox_relay::{Violation, scenarios, subject};
 use rstest::rstest;
@@ -38,6 +38,13 @@ async fn a_message_delivered_to_two_consumers_ships_once() -> Result<(), Violati
 #[tokio::test]
 async fn a_consumer_that_dies_before_shipping_ships_on_redelivery() -> Result<(), Violation> {
     scenarios::consumer_dies_before_shipping(subject!(handler::run)).await
+}
+
+/// The producer is restored from a backup, and hands the outbox ids of shipped events to new
+/// ones.
+#[tokio::test]
+async fn a_new_event_after_the_producer_is_restored_ships() -> Result<(), Violation> {
+    scenarios::producer_restored_from_a_backup(subject!(handler::run)).await
 }
 
 /// Several relays at once over one outbox.

@@ -15,8 +15,10 @@ CREATE INDEX outbox_unsent ON outbox (id) WHERE sent_at IS NULL;
 
 -- The tests' own record of every outbox row that committed, kept by a trigger, so that what a
 -- relay does to the outbox (marks its rows, or deletes them) cannot hide a row from the check.
+-- Keyed by a number of its own: a producer restored from a backup writes outbox ids again.
 CREATE TABLE outbox_written (
-    id       BIGINT PRIMARY KEY,
+    seq      BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id       BIGINT NOT NULL,
     event_id TEXT NOT NULL
 );
 CREATE FUNCTION outbox_written() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -47,15 +49,16 @@ CREATE TABLE broker.messages (
     payload   TEXT NOT NULL
 );
 
--- The consumer's side, the warehouse: one shipment per confirmed order, and its inbox, the
--- outbox rows it has handled (processed_events, keyed by the producer's outbox row id).
+-- The consumer's side, the warehouse: one shipment per confirmed order, and its inbox, its
+-- processed_events: the ids by which the consumer recognises what it has handled.
 CREATE TABLE shipments (
     id        BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     order_id  TEXT NOT NULL,
+    event_id  TEXT NOT NULL,
     outbox_id BIGINT NOT NULL
 );
-CREATE INDEX shipments_outbox ON shipments (outbox_id);
+CREATE INDEX shipments_event ON shipments (event_id);
 CREATE TABLE inbox (
-    outbox_id   BIGINT PRIMARY KEY,
+    id          TEXT PRIMARY KEY,
     received_at TIMESTAMPTZ NOT NULL DEFAULT now()
 );

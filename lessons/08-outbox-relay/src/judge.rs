@@ -1,5 +1,6 @@
-//! The one rule every scenario checks, per outbox row: the broker has it at least once, and the
-//! warehouse shipped it exactly once; the steps' reports call no duplicate an error.
+//! The one rule every scenario checks, per announcement the producer committed: the broker has
+//! it at least once, and the warehouse shipped it exactly once; the steps' reports call no
+//! duplicate an error.
 
 use kit::is_unique_violation;
 
@@ -27,6 +28,7 @@ pub(crate) fn judge(
         }
         if fate.shipped > 1 {
             return Err(ViolationKind::AppliedTwice {
+                event_id: fate.event_id.clone(),
                 outbox_id: fate.outbox_id,
                 published: fate.published,
                 shipped: fate.shipped,
@@ -41,6 +43,7 @@ pub(crate) fn judge(
     }
     if let Some(fate) = fates.iter().find(|fate| fate.shipped == 0) {
         return Err(ViolationKind::NeverApplied {
+            event_id: fate.event_id.clone(),
             outbox_id: fate.outbox_id,
             published: fate.published,
         });

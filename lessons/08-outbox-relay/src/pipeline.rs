@@ -30,7 +30,7 @@ pub enum Done {
 pub enum Outcome {
     /// This delivery shipped the order.
     Applied,
-    /// The outbox row was handled before (it was published, or delivered, again).
+    /// The event was handled before (it was published, or delivered, again).
     AlreadyApplied,
 }
 
@@ -78,7 +78,9 @@ impl From<(i64, String, String)> for OutboxRow {
 /// A message as the broker delivers it to the consumer: the outbox row it was published from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message {
+    /// The row's id in the producer's outbox: unique in one copy of the producer's database.
     pub outbox_id: i64,
+    /// The id the producer gave the event (`ord-1:order`): the same in every copy of it.
     pub event_id: String,
     pub payload: String,
 }
@@ -116,8 +118,9 @@ pub async fn ship(conn: impl PgExecutor<'_>, message: &Message) -> Result<(), sq
                 .into(),
             )
         })?;
-    sqlx::query("INSERT INTO shipments (order_id, outbox_id) VALUES ($1, $2)")
+    sqlx::query("INSERT INTO shipments (order_id, event_id, outbox_id) VALUES ($1, $2, $3)")
         .bind(order_id)
+        .bind(&message.event_id)
         .bind(message.outbox_id)
         .execute(conn)
         .await?;

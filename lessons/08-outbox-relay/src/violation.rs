@@ -24,14 +24,28 @@ pub enum ViolationKind {
         event_id: String,
         marked_sent: bool,
     },
-    /// One outbox row shipped more than once.
+    /// One announcement shipped more than once.
     AppliedTwice {
+        event_id: String,
         outbox_id: i64,
         published: i64,
         shipped: i64,
     },
-    /// A published row never shipped: the consumer recorded it as handled without its effect.
-    NeverApplied { outbox_id: i64, published: i64 },
+    /// A published announcement never shipped: the consumer recorded it as handled without its
+    /// effect.
+    NeverApplied {
+        event_id: String,
+        outbox_id: i64,
+        published: i64,
+    },
+    /// After the producer's restore, a new event was reported as handled before, and never
+    /// shipped: the consumer knew it by an id an earlier event had had.
+    TakenForAnother {
+        event_id: String,
+        outbox_id: i64,
+        /// The event that had that outbox id before the restore, if the consumer saw one.
+        earlier: Option<String>,
+    },
     /// Every row shipped once, but a consumer that lost a race returned the unique violation.
     DuplicateSurfacedAsError { errors: usize, example: String },
     /// A step failed, for a reason of its own.
@@ -107,33 +121,63 @@ impl Explain<Delivery> for ViolationKind {
                 f,
                 "outbox row {outbox_id} ({event_id}) is marked sent, yet the broker never \
                  received it: the mark committed without the publication it stands for.\n{}",
-                see("Claim, publish, mark")
+                see("A relay publishes at least once")
             ),
             ViolationKind::AppliedTwice {
+                event_id,
                 outbox_id,
                 published,
                 shipped,
             } => write!(
                 f,
-                "outbox row {outbox_id} was published {published} time(s), and the warehouse \
-                 shipped it {shipped} times (expected once).\n\
-                 A relay publishes at least once: one that dies between publishing and marking \
-                 the row sent publishes it again, and a broker redelivers what was not \
-                 acknowledged. The consumer handled each copy as new; nothing recorded which \
-                 outbox rows it had already handled.\n{}",
-                see("An inbox on the consumer")
+                "{event_id} (outbox row {outbox_id}) was published {published} time(s), and the \
+                 warehouse shipped it {shipped} times (expected once).\n\
+                 Copies of an event are part of the deal: a relay that dies between publishing \
+                 and marking its rows sent publishes them again, a broker redelivers what was \
+                 not acknowledged, and a producer may announce an event again. The consumer \
+                 handled each copy as new; nothing recorded which events it had already \
+                 handled.\n{}",
+                see("The consumer must recognise a copy")
             ),
             ViolationKind::NeverApplied {
+                event_id,
                 outbox_id,
                 published,
             } => write!(
                 f,
-                "outbox row {outbox_id} was published {published} time(s), and the warehouse \
-                 never shipped it: the consumer recorded the row as handled, and the shipment \
-                 did not commit with that record, so every later copy is taken for a \
-                 duplicate.\n{}",
-                see("An inbox on the consumer")
+                "{event_id} (outbox row {outbox_id}) was published {published} time(s), and the \
+                 warehouse never shipped it: the consumer recorded the event as handled, and \
+                 the shipment did not commit with that record, so every later copy is taken \
+                 for a duplicate.\n{}",
+                see("The record and the shipment commit together")
             ),
+            ViolationKind::TakenForAnother {
+                event_id,
+                outbox_id,
+                earlier,
+            } => {
+                let earlier = match earlier {
+                    Some(earlier) => format!(
+                        "Before the restore, outbox row {outbox_id} was {earlier}, which the \
+                         consumer had handled; the restored producer drew id {outbox_id} again \
+                         for a new event, and the consumer took the new event for the old one."
+                    ),
+                    None => format!(
+                        "The restored producer drew outbox id {outbox_id} again, and the \
+                         consumer took the new event for one it had handled."
+                    ),
+                };
+                write!(
+                    f,
+                    "the consumer reported {event_id} (outbox row {outbox_id}) AlreadyApplied, \
+                     and the warehouse never shipped it: {event_id} had never been handled \
+                     before. {earlier}\n\
+                     An outbox row's id names a row in one copy of the producer's database, and \
+                     a restore, or a failover to a standby that had not received the last \
+                     commits, hands it out again.\n{}",
+                    see("An id that survives a restore")
+                )
+            }
             ViolationKind::DuplicateSurfacedAsError { errors, example } => write!(
                 f,
                 "every row shipped once, but {errors} delivery(ies) returned an error: \
@@ -141,25 +185,25 @@ impl Explain<Delivery> for ViolationKind {
                  That is a duplicate losing a race, not a failure. The broker reads an error as \
                  \"not processed\" and redelivers, or dead-letters, a message that was handled \
                  long ago.\n{}",
-                see("An inbox on the consumer")
+                see("A copy that loses a race is not an error")
             ),
             ViolationKind::HandlerFailed { error, cause } => {
                 writeln!(f, "a step failed: {error}")?;
-                let (why, section) = match cause {
+                let (why, see_also) = match cause {
                     FailureCause::PoolExhausted => (
                         "The pool had no free connection. In these tests each relay and \
                          consumer has one connection of its own, which its open transaction \
                          holds; a statement sent to the pool instead of the transaction waits \
                          for a second connection that never comes.",
-                        "An inbox on the consumer",
+                        see("The record and the shipment commit together"),
                     ),
                     _ => (
                         "A correct relay and consumer run these steps without an error; the \
                          SQLSTATE says what the database refused.",
-                        "Claim, publish, mark",
+                        see("Two relays at once"),
                     ),
                 };
-                write!(f, "{why}\n{}", see(section))
+                write!(f, "{why}\n{see_also}")
             }
             ViolationKind::LeftBehind { detail } => {
                 write!(f, "{detail}\n{}", kit::left_behind("step"))

@@ -10,7 +10,7 @@ pub(crate) struct World {
     client: tokio_postgres::Client,
 }
 
-/// What became of one outbox row.
+/// What became of one announcement: its outbox row (the latest, if the producer wrote it twice).
 #[derive(Debug, Clone)]
 pub(crate) struct RowFate {
     pub(crate) outbox_id: i64,
@@ -78,18 +78,21 @@ impl World {
         Ok((messages, last))
     }
 
-    /// Every outbox row that committed (whatever the relay did to it since), and what became of
-    /// it. A row the relay deleted counts as marked sent.
+    /// Every announcement the producer committed (whatever the relay did to its row since), and
+    /// what became of it. An announcement is known by its event id, which every copy of it
+    /// carries: a restored producer that announces it again writes a second row for one event.
+    /// A row the relay deleted counts as marked sent.
     pub(crate) async fn fates(&self) -> Result<Vec<RowFate>, KitError> {
         let rows = self
             .client
             .query(
-                "SELECT w.id, w.event_id,
-                        (SELECT count(*) FROM broker.messages m WHERE m.outbox_id = w.id),
-                        (SELECT count(*) FROM shipments s WHERE s.outbox_id = w.id),
-                        COALESCE((SELECT o.sent_at IS NOT NULL FROM outbox o WHERE o.id = w.id),
-                                 true)
-                   FROM outbox_written w ORDER BY w.id",
+                "SELECT (array_agg(w.id ORDER BY w.seq DESC))[1], w.event_id,
+                        (SELECT count(*) FROM broker.messages m WHERE m.event_id = w.event_id),
+                        (SELECT count(*) FROM shipments s WHERE s.event_id = w.event_id),
+                        bool_and(COALESCE((SELECT o.sent_at IS NOT NULL FROM outbox o
+                                            WHERE o.id = w.id AND o.event_id = w.event_id),
+                                          true))
+                   FROM outbox_written w GROUP BY w.event_id ORDER BY min(w.seq)",
                 &[],
             )
             .await
@@ -104,6 +107,23 @@ impl World {
                 sent: row.get(4),
             })
             .collect())
+    }
+
+    /// The producer's database, restored from a backup taken before any announcement: its
+    /// outbox empty, its relay's progress back at the start, and its identity sequence where
+    /// it stood then, so that the next rows draw the ids earlier ones had. The broker and the
+    /// warehouse are other systems, and keep everything.
+    pub(crate) async fn restore_the_producer(&self) -> Result<(), KitError> {
+        self.client
+            .batch_execute(
+                "BEGIN;
+                 DELETE FROM outbox;
+                 UPDATE relay_progress SET last_id = 0, last_created = '-infinity';
+                 ALTER TABLE outbox ALTER COLUMN id RESTART WITH 1;
+                 COMMIT;",
+            )
+            .await
+            .map_err(KitError::observer("restoring the producer's database"))
     }
 }
 

@@ -56,14 +56,15 @@ pub async fn relay(pool: &PgPool, pass: &Relay) -> Result<usize, sqlx::Error> {
 // ANCHOR_END: relay
 
 // ANCHOR: consume
-/// The warehouse's consumer: ships the order a message confirms, once per outbox row.
+/// The warehouse's consumer: ships the order a message confirms, once per event.
 pub async fn consume(pool: &PgPool, message: &Message) -> Result<Outcome, sqlx::Error> {
     let mut tx = pool.begin().await?;
-    // The inbox: lesson 02's guard, keyed by the outbox row the message was published from. A
-    // copy of a row handled before (republished, or redelivered) inserts nothing; a concurrent
-    // copy waits for this transaction, then inserts nothing.
-    let new = sqlx::query("INSERT INTO inbox (outbox_id) VALUES ($1) ON CONFLICT DO NOTHING")
-        .bind(message.outbox_id)
+    // The inbox: lesson 02's guard, keyed by the event's own id, which every copy of the event
+    // carries (the outbox row's id would not do: a producer restored from a backup hands old
+    // ids to new events). A copy handled before (republished, or redelivered) inserts nothing;
+    // a concurrent copy waits for this transaction, then inserts nothing.
+    let new = sqlx::query("INSERT INTO inbox (id) VALUES ($1) ON CONFLICT DO NOTHING")
+        .bind(&message.event_id)
         .execute(&mut *tx)
         .await?;
     if new.rows_affected() == 0 {

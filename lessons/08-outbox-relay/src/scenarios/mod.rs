@@ -5,11 +5,13 @@
 mod barrier;
 mod failed;
 mod forced;
+mod restored;
 mod sequential;
 
 pub use barrier::barrier;
 pub use failed::{consumer_dies_before_shipping, relay_crashes_between_publish_and_mark};
 pub use forced::{consumers_race_for_one_message, rows_commit_out_of_order};
+pub use restored::producer_restored_from_a_backup;
 pub use sequential::relayed_and_consumed_once;
 
 use kit::{TestDatabase, Trace};

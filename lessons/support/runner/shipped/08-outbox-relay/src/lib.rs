@@ -51,7 +51,7 @@ pub async fn relay(pool: &PgPool, pass: &Relay) -> Result<usize, sqlx::Error> {
 // ANCHOR_END: relay
 
 // ANCHOR: consume
-/// The warehouse's consumer: ships the order a message confirms, once per outbox row.
+/// The warehouse's consumer: ships the order a message confirms, once per event.
 pub async fn consume(pool: &PgPool, message: &Message) -> Result<Outcome, sqlx::Error> {
     let mut tx = pool.begin().await?;
     ship(&mut *tx, message).await?;
