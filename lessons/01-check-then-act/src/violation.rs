@@ -177,7 +177,7 @@ impl Explain<Delivery> for ViolationKind {
                  Something refused every record after the first (a key, or ON CONFLICT \
                  skipping it), but the handler credited anyway, so the refusal decided \
                  nothing.\n{}",
-                see("The fix")
+                see("What a unique key decides")
             ),
             ViolationKind::DuplicateSurfacedAsError { errors, example } => write!(
                 f,
@@ -193,20 +193,20 @@ impl Explain<Delivery> for ViolationKind {
                 "the event {during}; the balance was never credited (expected once), and no \
                  delivery reported Applied: every delivery decided the event had already been \
                  applied.\n{}",
-                see("The fix")
+                see("What a unique key decides")
             ),
             ViolationKind::AppliedButNothingCommitted { applied_reports } => write!(
                 f,
                 "the event {during}; {applied_reports} delivery(ies) reported Applied, but the \
                  balance never moved: nothing those deliveries did was committed (a \
                  transaction dropped without commit() rolls back).\n{}",
-                see("The fix")
+                see("The record and the effect commit together")
             ),
             ViolationKind::CreditedButNotRecorded => write!(
                 f,
                 "the event {during}; the account was credited once, but processed_events has no \
                  row for the event, so its next redelivery will credit it again.\n{}",
-                see("The fix")
+                see("The record and the effect commit together")
             ),
             ViolationKind::WrongAmount {
                 balance_cents,
@@ -227,14 +227,14 @@ impl Explain<Delivery> for ViolationKind {
                  The pool had no free connection. In these tests each worker has one connection \
                  of its own, which its open transaction holds; a statement sent to the pool \
                  instead of the transaction waits for a second connection that never comes.\n{}",
-                see("The fix")
+                see("The record and the effect commit together")
             ),
             ViolationKind::HandlerFailed { error, .. } => write!(
                 f,
                 "the event {during}; a delivery failed: {error}\n\
                  Only a duplicate may be reported as AlreadyApplied, and this is not one: the \
                  handler could not do its job, although a correct one can.\n{}",
-                see("The fix")
+                see("Losing cleanly")
             ),
             ViolationKind::MisreportedOutcome { applied_reports } => write!(
                 f,
@@ -291,7 +291,7 @@ impl Explain<Delivery> for ViolationKind {
                  different ids: neither is a redelivery of the other, and both must be \
                  credited. Whatever decided \"already applied\" compared something the two \
                  events share, not the event id.\n{}",
-                see("The migration")
+                see("What a unique key decides")
             ),
             ViolationKind::CreditLost {
                 balance_cents,
@@ -301,7 +301,7 @@ impl Explain<Delivery> for ViolationKind {
                 "the event {during}; the account holds {balance_cents} cents, but the two \
                  credits add up to {expected_cents}, and both deliveries reported Applied: one \
                  credit overwrote the other instead of adding to it, or was never recorded.\n{}",
-                see("The fix")
+                see("What the second insert does")
             ),
             ViolationKind::WaitedOnAnotherAccount => write!(
                 f,

@@ -183,7 +183,7 @@ impl Explain<Delivery> for ViolationKind {
                  applied: it is lost, and the customer paid for an order that will never be \
                  confirmed. The record committed and the change it stands for did not, so the \
                  two were not committed together.\n{}",
-                see("03", "One commit, not two")
+                see("03", "Two commits, and the moment between them")
             ),
             ViolationKind::NeverApplied { handled_reports: 0 } => write!(
                 f,
@@ -197,7 +197,7 @@ impl Explain<Delivery> for ViolationKind {
                  delivery(ies) reported it as handled already. A delivery that defers to \
                  another one before that one has committed decides without waiting: when the \
                  other then rolls back (here, it died), nobody applies the event.\n{}",
-                see("03", "One commit, not two")
+                see("03", "Decided without waiting")
             ),
             ViolationKind::ResolvedSilently { status } => write!(
                 f,
@@ -268,7 +268,7 @@ impl Explain<Delivery> for ViolationKind {
                  A duplicate is not a failure: a consumer that returns an error does not \
                  commit its offset, so the broker redelivers, and alerts fire for an event that \
                  was handled.\n{}",
-                see("02", "The insert is the decision")
+                see("02", "The same wait, without the error")
             ),
             ViolationKind::HandlerFailed { error, cause } => {
                 writeln!(f, "a delivery failed: {error}")?;
@@ -290,7 +290,7 @@ impl Explain<Delivery> for ViolationKind {
                 let see_also = if *about_resolved {
                     see("04", "Leaving a resolved order alone")
                 } else {
-                    see("02", "The insert is the decision")
+                    see("02", "What the handler reports")
                 };
                 write!(
                     f,
@@ -308,21 +308,21 @@ impl Explain<Delivery> for ViolationKind {
                  changed the order yet, and might never: a crash, a lost connection or a \
                  deploy would leave the event recorded and never applied. Until that \
                  transaction ends, nobody knows what it will commit.\n{}",
-                see("03", "One commit, not two")
+                see("03", "Decided without waiting")
             ),
             ViolationKind::ErrorHidden { outcome } => write!(
                 f,
                 "the handler reported {outcome:?}. The order does not exist, so nothing was \
                  applied and the sender must hear about it: only a duplicate means \"already \
                  handled\".\n{}",
-                see("02", "The insert is the decision")
+                see("02", "What the handler reports")
             ),
             ViolationKind::RecordedWithoutEffect => write!(
                 f,
                 "the order does not exist, so nothing was applied, yet processed_events records \
                  the event as handled: once the order appears, the event will be skipped. The \
                  record committed although the change failed.\n{}",
-                see("03", "One commit, not two")
+                see("03", "Recorded without effect")
             ),
             ViolationKind::FailureHidden { outcome } => write!(
                 f,
@@ -389,7 +389,7 @@ fn failure_meaning(cause: FailureCause) -> (&'static str, String) {
              an error (a unique violation, say), PostgreSQL refuses every statement of the same \
              transaction until it rolls back, so catching the first error and carrying on \
              cannot work.",
-            see("02", "The insert is the decision"),
+            see("02", "The same wait, without the error"),
         ),
         FailureCause::Cancelled => (
             "A statement was cancelled while it waited (statement_timeout, or a cancel \
@@ -402,7 +402,7 @@ fn failure_meaning(cause: FailureCause) -> (&'static str, String) {
             "The pool had no free connection. In these tests each worker has one connection of \
              its own, which its open transaction holds; a statement sent to the pool instead of \
              the transaction waits for a second connection that never comes.",
-            see("03", "One commit, not two"),
+            see("03", "A statement on the pool"),
         ),
         FailureCause::Other => (
             "Only a duplicate may be reported as handled; this error means the handler could \
