@@ -28,13 +28,15 @@ pub enum RaceTest {
     DuplicateRace,
     FailureVsCancellation,
     SuccessVsFailure,
+    CancellationVsReservation,
     Barrier { workers: usize },
 }
 
-pub const RACE_TESTS: [RaceTest; 6] = [
+pub const RACE_TESTS: [RaceTest; 7] = [
     RaceTest::DuplicateRace,
     RaceTest::FailureVsCancellation,
     RaceTest::SuccessVsFailure,
+    RaceTest::CancellationVsReservation,
     RaceTest::Barrier { workers: 2 },
     RaceTest::Barrier { workers: 8 },
     RaceTest::Barrier { workers: 32 },
@@ -46,6 +48,7 @@ impl RaceTest {
             RaceTest::DuplicateRace => "forced: duplicate vs. uncommitted".into(),
             RaceTest::FailureVsCancellation => "forced: failed vs. cancelled".into(),
             RaceTest::SuccessVsFailure => "forced: succeeded vs. failed".into(),
+            RaceTest::CancellationVsReservation => "forced: cancelled vs. the reservation".into(),
             RaceTest::Barrier { workers } => format!("barrier, {workers} workers"),
         }
     }
@@ -59,6 +62,9 @@ impl RaceTest {
                 scenarios::failure_races_a_cancellation(subject).await
             }
             RaceTest::SuccessVsFailure => scenarios::success_races_a_failure(subject).await,
+            RaceTest::CancellationVsReservation => {
+                scenarios::cancellation_races_the_reservation(subject).await
+            }
             RaceTest::Barrier { workers } => scenarios::barrier(subject, workers).await,
         }
     }
@@ -67,10 +73,13 @@ impl RaceTest {
 /// The reasons the shipped exercise must fail for: a reservation released twice, released after
 /// it was consumed, or settled by more than one delivery (two copies of payment.succeeded that
 /// both read "held" and both report Consumed: the same race, which leaves the stock right and
-/// only the reports wrong). A setup error, a compile error or a timeout is never it.
+/// only the reports wrong); and a release that fails because it came before the reservation.
+/// A setup error, a compile error or a timeout is never it.
 pub fn is_intended(kind: &ViolationKind) -> bool {
     match kind {
-        ViolationKind::ReleasedTwice { .. } | ViolationKind::SettledBothWays { .. } => true,
+        ViolationKind::ReleasedTwice { .. }
+        | ViolationKind::SettledBothWays { .. }
+        | ViolationKind::FailedWithoutAReservation { .. } => true,
         ViolationKind::Misreported {
             released, consumed, ..
         } => released + consumed > 1,
@@ -134,6 +143,14 @@ pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> V
             scenarios::replayed_after_a_restore(subject()),
         ),
         named(
+            "cancelled_before_the_reservation",
+            scenarios::cancelled_before_the_reservation(subject()),
+        ),
+        named(
+            "cancellation_races_the_reservation",
+            scenarios::cancellation_races_the_reservation(subject()),
+        ),
+        named(
             "other_orders_do_not_wait",
             scenarios::other_orders_do_not_wait(subject()),
         ),
@@ -187,6 +204,21 @@ mod tests {
         Ok(())
     }
 
+    /// The compensation that overtakes the action: the shipped handler reads a reservation
+    /// that is not there yet, and fails, in both scenarios.
+    #[tokio::test]
+    async fn exercise_fails_a_cancellation_that_comes_first() -> Result<(), Complaint> {
+        let why = "a release that comes before the reservation finds no row, and fails";
+        let result = scenarios::cancelled_before_the_reservation(super::exercise()).await;
+        expect(result, super::is_intended, why)?;
+        let result = scenarios::cancellation_races_the_reservation(super::exercise()).await;
+        crate::snapshot!(
+            "exercise_cancellation_races_the_reservation",
+            trace(expect(result, super::is_intended, why)?)?
+        );
+        Ok(())
+    }
+
     /// The chapter's first point: the sequential test cannot tell the broken handler from the
     /// fix; nor can a crash (its release is one transaction), nor a replay (its announcement's id
     /// is derived), nor a test about another order.
@@ -212,6 +244,11 @@ mod tests {
         ))
         .await?;
         crate::snapshot!("solution_killed_mid_release", trace);
+        let trace = passing(scenarios::cancellation_races_the_reservation(
+            super::solution(),
+        ))
+        .await?;
+        crate::snapshot!("solution_cancellation_races_the_reservation", trace);
         Ok(())
     }
 }

@@ -54,6 +54,20 @@ async fn a_replay_after_a_restore_is_announced_under_the_same_id() -> Result<(),
     scenarios::replayed_after_a_restore(subject!(handler::settle_reservation)).await
 }
 
+/// The cancellation arrives before the reservation it cancels: nothing may be held for the
+/// order once the reservation comes.
+#[tokio::test]
+async fn a_cancellation_before_the_reservation_leaves_nothing_held() -> Result<(), Violation> {
+    scenarios::cancelled_before_the_reservation(subject!(handler::settle_reservation)).await
+}
+
+/// Scripted: the cancellation reaches a worker while the reservation is inside its
+/// transaction.
+#[tokio::test]
+async fn a_cancellation_racing_the_reservation_releases_it_once() -> Result<(), Violation> {
+    scenarios::cancellation_races_the_reservation(subject!(handler::settle_reservation)).await
+}
+
 /// A release for another order goes through while one order's reservation is locked.
 #[tokio::test]
 async fn a_release_for_another_order_does_not_wait() -> Result<(), Violation> {

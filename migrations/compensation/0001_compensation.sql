@@ -9,13 +9,18 @@ CREATE TABLE stock (
     available INTEGER NOT NULL CHECK (available >= 0)
 );
 
--- One reservation per order. 'held' is the only state that moves: 'released' and 'consumed'
--- are terminal, and nothing moves a reservation out of either.
+-- One row per order. 'held' is the only state that moves: 'released' and 'consumed' are
+-- terminal, and nothing moves a reservation out of either. The reservation is made by
+-- `compensation::reserve` (lessons/10-compensation/src/reserve.rs), which holds nothing for an
+-- order that has a row already; a row that held nothing has no sku and no quantity, and is
+-- released.
 CREATE TABLE reservations (
     order_id TEXT PRIMARY KEY,
-    sku      TEXT NOT NULL REFERENCES stock (sku),
-    quantity INTEGER NOT NULL CHECK (quantity > 0),
-    status   TEXT NOT NULL CHECK (status IN ('held', 'released', 'consumed'))
+    sku      TEXT REFERENCES stock (sku),
+    quantity INTEGER CHECK (quantity > 0),
+    status   TEXT NOT NULL CHECK (status IN ('held', 'released', 'consumed')),
+    CHECK ((sku IS NULL) = (quantity IS NULL)),
+    CHECK (sku IS NOT NULL OR status = 'released')
 );
 
 -- The events the service has handled, by their own id (lesson 02's guard).

@@ -59,6 +59,9 @@ pub enum Outcome {
     AlreadyProcessed,
     /// Another event settled the reservation first; this one changed nothing.
     AlreadySettled,
+    /// A release that came before the order's reservation: there was nothing to put back, and
+    /// the reservation, when it comes, must hold nothing for the order.
+    NothingReserved,
 }
 
 const TYPES: &str = "payment.failed, order.cancelled or payment.succeeded";

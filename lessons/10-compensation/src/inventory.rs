@@ -54,6 +54,57 @@ impl Inventory {
         Ok(())
     }
 
+    /// The order's product on the shelf, `units` of it, and no reservation yet: the order was
+    /// created, and the inventory has not heard of it.
+    pub(crate) async fn stock_only(&self, order_id: &str, units: i32) -> Result<(), KitError> {
+        self.client
+            .execute(
+                "INSERT INTO stock (sku, available) VALUES ($1, $2)",
+                &[&sku_of(order_id), &units],
+            )
+            .await
+            .map_err(KitError::observer("stocking the shelf"))?;
+        Ok(())
+    }
+
+    /// What the order's row says, if it has one, and what is on its product's shelf: for an
+    /// order whose release may have come before its reservation, so that the row, if any, may
+    /// hold no units.
+    pub(crate) async fn observe_row(&self, order_id: &str) -> Result<OrderRow, KitError> {
+        let row = self
+            .client
+            .query_opt(
+                "SELECT status, quantity FROM reservations WHERE order_id = $1",
+                &[&order_id],
+            )
+            .await
+            .map_err(KitError::observer("reading the order's row"))?;
+        let available = self
+            .client
+            .query_one(
+                "SELECT available FROM stock WHERE sku = $1",
+                &[&sku_of(order_id)],
+            )
+            .await
+            .map_err(KitError::observer("reading the stock"))?;
+        let announced = self
+            .client
+            .query(
+                "SELECT event_id FROM outbox
+                  WHERE aggregate_id = $1 AND type = 'stock.released' ORDER BY id",
+                &[&order_id],
+            )
+            .await
+            .map_err(KitError::observer("reading the outbox"))?;
+        Ok(OrderRow {
+            order_id: order_id.to_string(),
+            status: row.as_ref().map(|row| row.get(0)),
+            quantity: row.and_then(|row| row.get(1)),
+            available: available.get(0),
+            announced: announced.iter().map(|row| row.get(0)).collect(),
+        })
+    }
+
     /// What the deliveries left, with the ids `published` (by the relay, before a restore)
     /// counted as announced: downstream consumers heard them whatever the tables say now.
     pub(crate) async fn observe(
@@ -130,6 +181,36 @@ impl Inventory {
 /// stock never counts towards another's.
 pub(crate) fn sku_of(order_id: &str) -> String {
     format!("sku-{}", order_id.trim_start_matches("ord-"))
+}
+
+/// What an order's row and shelf show, where the row may have held no units.
+#[derive(Debug, Clone)]
+pub(crate) struct OrderRow {
+    pub(crate) order_id: String,
+    /// None: the order has no row at all.
+    pub(crate) status: Option<String>,
+    /// None: the row holds no units (or there is no row).
+    pub(crate) quantity: Option<i32>,
+    pub(crate) available: i32,
+    /// Every stock.released in the outbox for the order.
+    pub(crate) announced: Vec<String>,
+}
+
+impl OrderRow {
+    /// One line for a message or a trace.
+    pub(crate) fn summary(&self) -> String {
+        let row = match (&self.status, self.quantity) {
+            (None, _) => "no row".to_string(),
+            (Some(status), Some(quantity)) => format!("{status}, {quantity} unit(s) reserved"),
+            (Some(status), None) => format!("{status}, no units reserved"),
+        };
+        format!(
+            "{}: {row}; {} unit(s) on the shelf; stock.released announced as [{}]",
+            self.order_id,
+            self.available,
+            self.announced.join(", ")
+        )
+    }
 }
 
 impl Observed {

@@ -10,6 +10,7 @@
 //! the events arrive. This crate is written once and run against the exercise and the solution:
 //!
 //! - [`ReservationEvent`] and [`Outcome`]: what a handler receives and what it reports;
+//! - [`reserve`]: the reservation a release compensates, which may come after it;
 //! - [`scenarios`]: the tests, each a story from chapter 10;
 //! - [`Violation`]: what a scenario caught, worded to teach;
 //! - [`deliver`]: events typed or piped in by hand (`cargo workbook deliver 10`).
@@ -18,11 +19,13 @@ pub mod deliver;
 mod event;
 mod inventory;
 mod judge;
+mod reserve;
 pub mod scenarios;
 mod subject;
 mod violation;
 
 pub use event::{EventError, Kind, Outcome, ReservationEvent};
+pub use reserve::reserve;
 pub use subject::{Handler, Subject};
 pub use violation::{Delivery, FailureCause, Violation, ViolationKind};
 

@@ -60,6 +60,24 @@ pub enum ViolationKind {
     FailureHidden { outcome: Outcome },
     /// A delivery for another order waited while one order's reservation was locked.
     WaitedOnAnotherOrder,
+    /// A release that reached the inventory before the order's reservation had committed
+    /// failed.
+    FailedWithoutAReservation {
+        /// The event and its order: `order.cancelled evt-cancelled-ord-1 for ord-1`.
+        event: String,
+        error: String,
+    },
+    /// A release came first, and once the reservation came, its units were held for the
+    /// cancelled order all the same.
+    HeldForACancelledOrder {
+        summary: String,
+        /// What the release reported, if it did not fail.
+        reported: Option<Outcome>,
+    },
+    /// Nothing was held and nothing returned, as it should be, but the reports do not say
+    /// that the first release found nothing to release and every later delivery changed
+    /// nothing.
+    NothingReservedMisreported { reports: Vec<Outcome> },
     /// A delivery returned, and its session still held a lock or an open transaction.
     LeftBehind { detail: String },
     /// A worker neither finished nor waited on a database lock.
@@ -251,6 +269,41 @@ impl Explain<Delivery> for ViolationKind {
                 };
                 write!(f, "{why}\n{see_also}")
             }
+            ViolationKind::FailedWithoutAReservation { event, error } => write!(
+                f,
+                "{event} reached the inventory while the order had no committed reservation, \
+                 and the delivery failed: {error}\n\
+                 A compensation can arrive before the action it compensates: the order's \
+                 cancellation and its creation travel different paths, and nothing orders one \
+                 after the other. A delivery that fails is delivered again until the broker \
+                 gives up on it; and the reservation made after that holds units for an order \
+                 that is over.\n{}",
+                see("The compensation that overtakes the action")
+            ),
+            ViolationKind::HeldForACancelledOrder { summary, reported } => {
+                let reported = match reported {
+                    Some(outcome) => format!("the release reported {outcome:?}"),
+                    None => "the release failed".to_string(),
+                };
+                write!(
+                    f,
+                    "{summary}. The order's release came first, and {reported}; then its \
+                     reservation took the units off the shelf for an order that is over, and no \
+                     event will ever release them.\n\
+                     The release left nothing the reservation could see: the reservation \
+                     holds nothing only for an order that has a row already.\n{}",
+                    see("The compensation that overtakes the action")
+                )
+            }
+            ViolationKind::NothingReservedMisreported { reports } => write!(
+                f,
+                "nothing was held for the order and nothing went back on the shelf, as it \
+                 should be, but the deliveries reported {reports:?}. NothingReserved belongs \
+                 to the one delivery that found nothing to release; every later delivery, a \
+                 repeat or another event, changed nothing (AlreadyProcessed, AlreadySettled); \
+                 Released says units went back on the shelf, and none did.\n{}",
+                see("The compensation that overtakes the action")
+            ),
             ViolationKind::FailureHidden { outcome } => write!(
                 f,
                 "the first delivery's statement was cancelled (SQLSTATE 57014) and its \

@@ -10,7 +10,9 @@ use sqlx::PgPool;
 // ANCHOR: handler
 /// Settles the order's stock reservation: payment.failed and order.cancelled release it (its
 /// units go back on the shelf, and stock.released is announced), payment.succeeded consumes
-/// it. Once, by the first event that reaches it, however many times each is delivered.
+/// it. Once, by the first event that reaches it, however many times each is delivered. A
+/// release may arrive before the reservation does (`compensation::reserve`, which the service
+/// runs when it hears order.created): the order's units must then never be held.
 pub async fn settle_reservation(
     pool: &PgPool,
     event: &ReservationEvent,
@@ -29,18 +31,38 @@ pub async fn settle_reservation(
         tx.commit().await?;
         return Ok(Outcome::AlreadyProcessed);
     }
+    // ANCHOR: tombstone
+    // A release may come before the reservation it releases. The order's key decides: a row
+    // written now, holding nothing, is a tombstone, and the reservation that comes later finds
+    // the key taken and holds nothing. A reservation being written meanwhile makes this insert
+    // wait for its commit, and then insert nothing: the reservation is there to release.
+    if event.releases() {
+        let tombstone = sqlx::query(
+            "INSERT INTO reservations (order_id, status) VALUES ($1, 'released')
+             ON CONFLICT (order_id) DO NOTHING",
+        )
+        .bind(event.order_id())
+        .execute(&mut *tx)
+        .await?;
+        if tombstone.rows_affected() == 1 {
+            tx.commit().await?;
+            return Ok(Outcome::NothingReserved);
+        }
+    }
+    // ANCHOR_END: tombstone
     // Guard 2: a different event settling the same reservation waits on this row lock, then
-    // reads what the first one committed. Only 'held' moves; both other states are final.
-    let (sku, quantity, status): (String, i32, String) = sqlx::query_as(
-        "SELECT sku, quantity, status FROM reservations WHERE order_id = $1 FOR UPDATE",
+    // reads what the first one committed. Only 'held' moves; every other state is final, a
+    // tombstone (no units) included.
+    let (status, sku, quantity): (String, Option<String>, Option<i32>) = sqlx::query_as(
+        "SELECT status, sku, quantity FROM reservations WHERE order_id = $1 FOR UPDATE",
     )
     .bind(event.order_id())
     .fetch_one(&mut *tx)
     .await?;
-    if status != "held" {
+    let (Some(sku), Some(quantity), "held") = (sku, quantity, status.as_str()) else {
         tx.commit().await?;
         return Ok(Outcome::AlreadySettled);
-    }
+    };
     // ANCHOR_END: guards
 
     if !event.releases() {

@@ -7,6 +7,7 @@ mod barrier;
 mod failed;
 mod forced;
 mod neighbours;
+mod overtaken;
 mod replayed;
 mod sequential;
 
@@ -16,6 +17,7 @@ pub use forced::{
     duplicate_races_an_uncommitted_release, failure_races_a_cancellation, success_races_a_failure,
 };
 pub use neighbours::other_orders_do_not_wait;
+pub use overtaken::{cancellation_races_the_reservation, cancelled_before_the_reservation};
 pub use replayed::replayed_after_a_restore;
 pub use sequential::redelivered_after_commit;
 

@@ -172,11 +172,12 @@ pub const LESSONS: &[Lesson] = &[
         folder: "10-compensation",
         domain: "10-compensation",
         schema: "compensation",
-        intended_failure: "a reservation released twice, released after it was consumed, or settled by more than one delivery",
+        intended_failure: "a reservation released twice, released after it was consumed, or settled by more than one delivery, or a release that fails because it came before the reservation",
         repeat: &[
             "forced: duplicate vs. uncommitted",
             "forced: failed vs. cancelled",
             "forced: succeeded vs. failed",
+            "forced: cancelled vs. the reservation",
             "barrier, 2 workers",
             "barrier, 8 workers",
             "barrier, 32 workers",

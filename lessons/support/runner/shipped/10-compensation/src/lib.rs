@@ -10,7 +10,9 @@ use sqlx::PgPool;
 // ANCHOR: handler
 /// Settles the order's stock reservation: payment.failed and order.cancelled release it (its
 /// units go back on the shelf, and stock.released is announced), payment.succeeded consumes
-/// it. Once, by the first event that reaches it, however many times each is delivered.
+/// it. Once, by the first event that reaches it, however many times each is delivered. A
+/// release may arrive before the reservation does (`compensation::reserve`, which the service
+/// runs when it hears order.created): the order's units must then never be held.
 pub async fn settle_reservation(
     pool: &PgPool,
     event: &ReservationEvent,
