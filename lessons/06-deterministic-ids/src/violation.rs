@@ -189,7 +189,7 @@ impl Explain<Delivery> for ViolationKind {
                         "Only a duplicate may be reported as handled; this error means the \
                          handler could not do its job, which a correct handler can. The \
                          SQLSTATE says what the database refused.",
-                        see("The fix: derive the id from the order"),
+                        see("The record decides what to announce"),
                     ),
                 };
                 write!(f, "{why}\n{see_also}")

@@ -171,7 +171,7 @@ impl Explain<Delivery> for ViolationKind {
                  alone once it has seen, under the lock, that the order is no longer pending; one \
                  that gives up because another session holds the lock decides without \
                  knowing.\n{}",
-                see("04", "The race the status check loses")
+                see("04", "When the wait ends in an error")
             ),
             ViolationKind::LostEvent {
                 event_id,
@@ -221,7 +221,7 @@ impl Explain<Delivery> for ViolationKind {
                 f,
                 "the order was resolved by {caused_by}, but {expected} reached it first and \
                  should have decided it.\n{}",
-                see("04", "Why both guards")
+                see("04", "When the wait ends in an error")
             ),
             ViolationKind::PaidWrong {
                 paid_cents,
@@ -250,7 +250,7 @@ impl Explain<Delivery> for ViolationKind {
                          delivery may only leave an order alone once it has seen, under the \
                          lock, that the order is no longer pending; one that gives up because \
                          another session holds the lock decides without knowing.\n{}",
-                        see("04", "The race the status check loses")
+                        see("04", "When the wait ends in an error")
                     )
                 } else {
                     write!(
@@ -345,7 +345,7 @@ impl Explain<Delivery> for ViolationKind {
                  event is about (a whole table, or one advisory key shared by every order). \
                  That is still correct, but one slow or stuck delivery now holds up every \
                  order's deliveries, and the consumer handles one event at a time.\n{}",
-                see("04", "Lock the order, not the table")
+                see("04", "Other orders do not wait")
             ),
             ViolationKind::Stuck { detail } => write!(
                 f,
@@ -368,7 +368,7 @@ fn failure_meaning(cause: FailureCause) -> (&'static str, String) {
              break the cycle. Two sessions that first lock the same row weakly (or in a \
              different order) and then both need a stronger lock wait for each other this way. \
              The event's sender sees a failure for a delivery a correct handler completes.",
-            see("04", "The race the status check loses"),
+            see("04", "When the wait ends in an error"),
         ),
         FailureCause::Serialization => (
             "The transaction runs at REPEATABLE READ or SERIALIZABLE, where the database aborts \
@@ -376,13 +376,13 @@ fn failure_meaning(cause: FailureCause) -> (&'static str, String) {
              result. The guards of these lessons are built on read committed, PostgreSQL's \
              default; at a stricter level, every such abort is a failed delivery unless the \
              handler retries it.",
-            see("04", "The race the status check loses"),
+            see("04", "When the wait ends in an error"),
         ),
         FailureCause::LockNotAvailable => (
             "The delivery gave up instead of waiting for a lock another delivery held (NOWAIT or \
              lock_timeout). That delivery had not finished: nobody knew yet whether it would \
              commit, so giving up failed an event that waiting would have handled.",
-            see("04", "The race the status check loses"),
+            see("04", "When the wait ends in an error"),
         ),
         FailureCause::TransactionAborted => (
             "A statement ran in a transaction that an earlier error had already aborted: after \
@@ -396,7 +396,7 @@ fn failure_meaning(cause: FailureCause) -> (&'static str, String) {
              request). Waiting for a concurrent delivery of the same order is how these \
              guards decide correctly; a timeout short enough to cut that wait fails deliveries \
              that would have succeeded.",
-            see("04", "The race the status check loses"),
+            see("04", "When the wait ends in an error"),
         ),
         FailureCause::PoolExhausted => (
             "The pool had no free connection. In these tests each worker has one connection of \
