@@ -16,10 +16,10 @@ const KEEP_NEWEST: i64 = 1_000;
 /// Removes from processed_events the rows no copy of their event can need any more, so that
 /// the table stops growing, without ever forgetting an event a copy of which may still arrive.
 pub async fn prune(pool: &PgPool, prune: &Prune) -> Result<Pruned, sqlx::Error> {
-    // TODO: a count of rows says nothing about how long ago an event was received, and one
-    // statement over the whole backlog is one transaction as long as the backlog. Decide what
-    // to remove by `prune.now()` and the broker's window, and remove it a bounded batch at a
-    // time.
+    // TODO: this keeps a number of rows, and the number says nothing about which events can
+    // still be delivered again. Remove every row that no copy of its event can need any more,
+    // and no other, and keep each of the prune's transactions short, however large the
+    // backlog it finds.
     // "The newest ids are the ones that matter": no clock needed.
     let _ = prune;
     let deleted = sqlx::query(

@@ -132,91 +132,44 @@ fn the_instructors_notes_list_each_lessons_wrong_fixes_as_the_catalogue_has_them
 }
 
 /// Every failure message points at a section of the book (`kit::see` with a lesson and a
-/// section, or lesson 01's `see` with a section only): each such section must be a heading of
-/// that lesson's chapter, or the student is sent looking for something that is not there.
+/// section, or a lesson crate's `see` with a section only): each such section must be a heading
+/// of that lesson's chapter, or the student is sent looking for something that is not there.
 #[test]
 fn every_section_a_failure_message_cites_is_a_heading_of_its_chapter() {
     let root = workspace_root();
-    let mut sources = Vec::new();
-    rust_files(&root.join("lessons"), &mut sources);
+    let citations = verify::citations::all();
+    assert!(
+        citations.len() > 20,
+        "found only {} citations: is the parsing broken?",
+        citations.len()
+    );
     let mut problems = Vec::new();
-    let mut cited = 0;
-    for source in sources {
-        let text = std::fs::read_to_string(&source).unwrap();
-        // Lesson 01's messages call a local `see(section)` that fills in their own lesson.
-        let own = source
-            .strip_prefix(root.join("lessons"))
-            .ok()
-            .and_then(|p| p.components().next())
-            .and_then(|c| c.as_os_str().to_str())
-            .and_then(|folder| folder.get(..2))
-            .filter(|n| n.chars().all(|c| c.is_ascii_digit()))
-            .map(str::to_string);
-        for args in text.split("see(").skip(1) {
-            let strings = quoted_strings(args);
-            let (lesson, section) = match strings.as_slice() {
-                [lesson, section, ..]
-                    if args.trim_start().starts_with('"') && is_number(lesson) =>
-                {
-                    (lesson.clone(), section.clone())
-                }
-                [section, ..] if args.trim_start().starts_with('"') => match &own {
-                    Some(own) => (own.clone(), section.clone()),
-                    None => continue,
-                },
-                _ => continue,
-            };
-            cited += 1;
-            let Ok(lesson) = catalog::find(&lesson) else {
-                problems.push(format!(
-                    "{}: see({lesson:?}, …): no such lesson",
-                    source.display()
-                ));
-                continue;
-            };
-            let chapter = std::fs::read_to_string(root.join(lesson.chapter())).unwrap();
-            let heading = |line: &str| line.trim_start_matches('#').trim() == section;
-            if !chapter.lines().any(|l| l.starts_with("##") && heading(l)) {
-                problems.push(format!(
-                    "{}: cites \"{section}\", which is no heading of {}",
-                    source.display(),
-                    lesson.chapter()
-                ));
-            }
+    for citation in citations {
+        let Ok(lesson) = catalog::find(&citation.lesson) else {
+            problems.push(format!(
+                "{}: see({:?}, …): no such lesson",
+                citation.source.display(),
+                citation.lesson
+            ));
+            continue;
+        };
+        let chapter = std::fs::read_to_string(root.join(lesson.chapter())).unwrap();
+        let sections = verify::citations::sections(&chapter);
+        if !sections
+            .iter()
+            .any(|s| s.level >= 2 && s.title == citation.section)
+        {
+            problems.push(format!(
+                "{}: cites \"{}\", which is no heading of {}",
+                citation.source.display(),
+                citation.section,
+                lesson.chapter()
+            ));
         }
     }
-    assert!(
-        cited > 20,
-        "found only {cited} citations: is the parsing broken?"
-    );
     problems.sort();
     problems.dedup();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
-}
-
-fn is_number(text: &str) -> bool {
-    text.len() == 2 && text.chars().all(|c| c.is_ascii_digit())
-}
-
-/// The string literals at the start of a call's arguments, up to its closing parenthesis.
-fn quoted_strings(args: &str) -> Vec<String> {
-    let call = args.split(')').next().unwrap_or_default();
-    call.split('"')
-        .skip(1)
-        .step_by(2)
-        .map(str::to_string)
-        .collect()
-}
-
-fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() && !path.ends_with("target") {
-            rust_files(&path, found);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            found.push(path);
-        }
-    }
 }
 
 /// Every link from one page of the book to another finds its page, and its section when it
