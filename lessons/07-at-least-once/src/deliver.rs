@@ -111,3 +111,17 @@ impl<H: Handler> kit::deliver::Feed for LogFeed<H> {
 pub fn main<H: Handler>(subject: Subject<H>) -> ExitCode {
     kit::deliver::main(LogFeed::new(subject.handler), subject.schema)
 }
+
+#[cfg(test)]
+mod tests {
+    use order_saga::deliver::SagaEvent;
+
+    /// The lines shipped for delivering by hand are all lines the feed accepts.
+    #[test]
+    fn the_shipped_events_parse() {
+        let events = include_str!("../events/retried-publish.jsonl");
+        for line in events.lines() {
+            assert!(SagaEvent::from_json(line).is_ok(), "{line}");
+        }
+    }
+}

@@ -210,4 +210,13 @@ mod tests {
             Announcement::from_json(r#"{"event_id":"ord-1:order","order_id":"ord-1"}"#).is_ok()
         );
     }
+
+    /// The lines shipped for delivering by hand are all lines the feed accepts.
+    #[test]
+    fn the_shipped_events_parse() {
+        let events = include_str!("../events/two-announcements.jsonl");
+        for line in events.lines() {
+            assert!(Announcement::from_json(line).is_ok(), "{line}");
+        }
+    }
 }

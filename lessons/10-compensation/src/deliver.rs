@@ -372,8 +372,11 @@ mod tests {
     /// The lines shipped for delivering by hand are all lines the feed accepts.
     #[test]
     fn the_shipped_events_parse() {
-        let events = include_str!("../events/failed-and-cancelled.jsonl");
-        for line in events.lines() {
+        let events = [
+            include_str!("../events/failed-and-cancelled.jsonl"),
+            include_str!("../events/cancelled-first.jsonl"),
+        ];
+        for line in events.iter().flat_map(|file| file.lines()) {
             assert!(feed().parse(line).is_ok(), "{line}");
         }
     }
