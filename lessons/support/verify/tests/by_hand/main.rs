@@ -1,6 +1,6 @@
 //! The book's "Try it by hand" page (book/src/try-by-hand.md), typed into two real `psql`
 //! sessions exactly as printed, meta-commands included, and what psql prints compared with
-//! every ```text block the page shows (page.rs says how the page is read).
+//! every ```console block the page shows (page.rs says how the page is read).
 //!
 //! Waiting is seen, never guessed by time: a block's prompt is "not back" while its backend is
 //! blocked (`pg_blocking_pids`) by a session that is idle in its transaction, i.e. waiting for
@@ -157,7 +157,7 @@ async fn waits_for_the_reader(
     Ok(row.map(|row| row.get::<_, bool>(0)))
 }
 
-/// What the blocks printed, against the ```text blocks the page shows after `block`.
+/// What the blocks printed, against the ```console blocks the page shows after `block`.
 fn compare(block: &Block, at: &str, printed: &[(usize, Vec<String>)]) -> Result<(), String> {
     let printed: Vec<&Vec<String>> = printed
         .iter()
@@ -168,7 +168,7 @@ fn compare(block: &Block, at: &str, printed: &[(usize, Vec<String>)]) -> Result<
     for (i, lines) in printed.iter().enumerate() {
         let Some(shown) = block.shown.get(i) else {
             return Err(format!(
-                "{at}: psql printed this, and the page shows no text block for it:\n{}",
+                "{at}: psql printed this, and the page shows no console block for it:\n{}",
                 as_block(lines)
             ));
         };
@@ -198,7 +198,7 @@ fn compare(block: &Block, at: &str, printed: &[(usize, Vec<String>)]) -> Result<
 }
 
 fn as_block(lines: &[String]) -> String {
-    format!("```text\n{}\n```\n", lines.join("\n"))
+    format!("```console\n{}\n```\n", lines.join("\n"))
 }
 
 impl Psql {

@@ -20,20 +20,20 @@ pub struct Block {
     pub input: String,
     /// The line of the page the block starts on, for messages.
     pub line: usize,
-    /// The ```text blocks between this block and the next: what the page says psql prints,
+    /// The ```console blocks between this block and the next: what the page says psql prints,
     /// first for this block (unless it waits), then for each block that was waiting and whose
     /// prompt came back, in the order they were typed.
     pub shown: Vec<Shown>,
 }
 
-/// A ```text block: lines a session prints.
+/// A ```console block: lines a session prints.
 #[derive(Debug)]
 pub struct Shown {
     pub line: usize,
     pub lines: Vec<String>,
 }
 
-/// Every ```sql block of `page` and the ```text blocks that follow it. Other blocks (```sh, the
+/// Every ```sql block of `page` and the ```console blocks that follow it. Other blocks (```sh, the
 /// commands that start psql) are the reader's, not typed into a session.
 pub fn blocks(page: &str) -> Result<Vec<Block>, String> {
     let mut found: Vec<Block> = Vec::new();
@@ -41,7 +41,7 @@ pub fn blocks(page: &str) -> Result<Vec<Block>, String> {
     while let Some((number, line)) = lines.next() {
         let kind = match line.trim_end() {
             "```sql" => "sql",
-            "```text" => "text",
+            "```console" => "console",
             _ => continue,
         };
         let mut body = Vec::new();
@@ -51,10 +51,10 @@ pub fn blocks(page: &str) -> Result<Vec<Block>, String> {
             }
             body.push(line.to_string());
         }
-        if kind == "text" {
+        if kind == "console" {
             let Some(last) = found.last_mut() else {
                 return Err(format!(
-                    "line {number}: a text block before any sql block: what printed it?"
+                    "line {number}: a console block before any sql block: what printed it?"
                 ));
             };
             last.shown.push(Shown {
@@ -125,10 +125,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_block_owns_the_text_blocks_up_to_the_next_block() {
-        let page = "```sh\npsql\n```\n```sql\n-- A\nBEGIN;\n```\nprose\n```text\nBEGIN\n```\n\
+    fn a_block_owns_the_console_blocks_up_to_the_next_block() {
+        let page = "```sh\npsql\n```\n```sql\n-- A\nBEGIN;\n```\nprose\n```console\nBEGIN\n```\n\
                     ```sql\n-- B, waits\nSELECT 1;\n```\n```sql\n-- A\nCOMMIT;\n```\n\
-                    ```text\nCOMMIT\n```\n```text\n one\n```\n";
+                    ```console\nCOMMIT\n```\n```console\n one\n```\n";
         let blocks = blocks(page).unwrap();
         assert_eq!(blocks.len(), 3);
         assert_eq!(blocks[0].shown[0].lines, ["BEGIN"]);
