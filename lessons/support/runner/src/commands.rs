@@ -11,47 +11,6 @@ use crate::progress::{Progress, fingerprint};
 use crate::shipped;
 use crate::tests_run::{self, Verdict};
 
-pub fn status(root: &Path) -> Result<ExitCode, String> {
-    let mut progress = Progress::load(root);
-    let mut rows = Vec::new();
-    for lesson in LESSONS {
-        let verdict = current_verdict(root, lesson, &mut progress)?;
-        rows.push((lesson, verdict));
-    }
-    progress.save(root)?;
-    let width = LESSONS
-        .iter()
-        .map(|l| l.title.chars().count())
-        .max()
-        .unwrap_or(0);
-    println!("{:<4} {:<width$} {:<18} chapter", "", "lesson", "exercise");
-    for (lesson, verdict) in &rows {
-        let word = match verdict.as_str() {
-            "solved" => style(format!("{verdict:<18}")).green(),
-            _ => style(format!("{verdict:<18}")).yellow(),
-        };
-        println!(
-            "{:<4} {:<width$} {word} {}",
-            lesson.number,
-            lesson.title,
-            lesson.chapter()
-        );
-    }
-    match rows.iter().find(|(_, verdict)| verdict != "solved") {
-        Some((next, _)) => println!(
-            "\nNext: lesson {} ({}). Edit exercises/{}/src/lib.rs, read {}, and run \
-             `cargo workbook check {}`.",
-            next.number,
-            next.key,
-            next.folder,
-            next.chapter(),
-            next.number
-        ),
-        None => println!("\nEvery exercise is solved."),
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
 pub fn check(root: &Path, name: &str) -> Result<ExitCode, String> {
     let lesson = catalog::find(name)?;
     eprintln!("running cargo test -p {} …", lesson.exercise_package());
@@ -136,7 +95,7 @@ pub fn watch(root: &Path, name: Option<&str>) -> Result<ExitCode, String> {
 
 /// A verdict says something about the files only if the tests ran: "no database" must not be
 /// remembered as "not solved" once the database is back.
-fn worth_remembering(verdict: &Verdict) -> bool {
+pub(crate) fn worth_remembering(verdict: &Verdict) -> bool {
     match verdict {
         Verdict::Failing(failures) => could_not_run(failures).is_none(),
         _ => true,

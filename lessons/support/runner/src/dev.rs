@@ -66,7 +66,18 @@ pub fn deliver(
         )
     };
     let mut command = with_db_dir(cargo(root), root);
-    command.args(["run", "--quiet", "-p", &package, "--bin", "deliver", "--"]);
+    // The binary is behind the package's `deliver` feature, so that `cargo test` skips it.
+    command.args([
+        "run",
+        "--quiet",
+        "-p",
+        &package,
+        "--features",
+        "deliver",
+        "--bin",
+        "deliver",
+        "--",
+    ]);
     command.args(deliver_args(&database, input, fresh)?);
     if input.is_none_or(|path| path == "-") && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
         eprintln!(

@@ -1,10 +1,12 @@
 //! `cargo workbook`: the workbook's front door, for students and instructors.
 
+mod building;
 mod catalog;
 mod commands;
 mod dev;
 mod progress;
 mod shipped;
+mod status;
 mod supervise;
 mod tests_run;
 mod watch;
@@ -103,7 +105,7 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command.unwrap_or(Command::Status) {
-        Command::Status => commands::status(&root),
+        Command::Status => status::status(&root),
         Command::Check { lesson } => commands::check(&root, &lesson),
         Command::Watch { lesson } => commands::watch(&root, lesson.as_deref()),
         Command::Hint { lesson } => commands::hint(&root, &lesson),

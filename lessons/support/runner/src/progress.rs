@@ -77,6 +77,13 @@ impl Progress {
         self.lessons.entry(lesson.key.to_string()).or_default()
     }
 
+    /// Whether the lesson's tests have ever been run to a verdict.
+    pub fn checked_before(&self, lesson: &Lesson) -> bool {
+        self.lessons
+            .get(lesson.key)
+            .is_some_and(|entry| !entry.verdict.is_empty())
+    }
+
     /// The cached verdict word, if it was reached with exactly these files.
     pub fn cached_verdict(&self, lesson: &Lesson, fingerprint: &str) -> Option<&str> {
         self.lessons

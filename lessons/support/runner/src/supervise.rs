@@ -19,6 +19,9 @@ use nix::unistd::Pid;
 static CHILD_GROUP: AtomicI32 = AtomicI32::new(0);
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
+/// Called with each line the child writes to stderr, as it comes (cargo's build progress).
+pub type OnLine = Box<dyn FnMut(&str) + Send>;
+
 /// What a supervised run printed, and whether the deadline ended it.
 pub struct Finished {
     pub output: Output,
@@ -28,7 +31,11 @@ pub struct Finished {
 /// Runs `command` to its end. `limit` counts from the moment cargo starts a test binary (its
 /// `Running …` line), again for each binary: building, which can take minutes the first time,
 /// is not on the clock.
-pub fn run(mut command: Command, limit: Duration) -> std::io::Result<Finished> {
+pub fn run(
+    mut command: Command,
+    limit: Duration,
+    on_stderr_line: Option<OnLine>,
+) -> std::io::Result<Finished> {
     pass_on_ctrl_c();
     let mut child = command
         .process_group(0)
@@ -40,10 +47,11 @@ pub fn run(mut command: Command, limit: Duration) -> std::io::Result<Finished> {
     CHILD_GROUP.store(group.as_raw(), Ordering::SeqCst);
 
     let tests_started = Arc::new(Mutex::new(None::<Instant>));
-    let stdout = read_all(child.stdout.take().expect("piped"), None);
+    let stdout = read_all(child.stdout.take().expect("piped"), None, None);
     let stderr = read_all(
         child.stderr.take().expect("piped"),
         Some(Arc::clone(&tests_started)),
+        on_stderr_line,
     );
 
     let mut timed_out = None;
@@ -73,22 +81,25 @@ pub fn run(mut command: Command, limit: Duration) -> std::io::Result<Finished> {
 }
 
 /// Reads a pipe to its end on a thread of its own (a full pipe would stall the child). On
-/// stderr, notes when cargo starts each test binary.
+/// stderr, notes when cargo starts each test binary, and hands each line to `on_line`.
 fn read_all(
     pipe: impl Read + Send + 'static,
     tests_started: Option<Arc<Mutex<Option<Instant>>>>,
+    mut on_line: Option<OnLine>,
 ) -> std::thread::JoinHandle<Vec<u8>> {
     std::thread::spawn(move || {
         let mut reader = BufReader::new(pipe);
         let mut all = Vec::new();
         let mut line = Vec::new();
         while reader.read_until(b'\n', &mut line).unwrap_or(0) > 0 {
+            let text = String::from_utf8_lossy(&line);
             if let Some(started) = &tests_started
-                && String::from_utf8_lossy(&line)
-                    .trim_start()
-                    .starts_with("Running ")
+                && text.trim_start().starts_with("Running ")
             {
                 *started.lock().expect("not poisoned") = Some(Instant::now());
+            }
+            if let Some(on_line) = on_line.as_mut() {
+                on_line(&text);
             }
             all.append(&mut line);
         }
@@ -120,7 +131,7 @@ mod tests {
         // "Running" starts the clock; the grandchild (sleep) must end with the child.
         let mut command = Command::new("sh");
         command.args(["-c", "echo '     Running tests/x.rs' >&2; sleep 600 & wait"]);
-        let finished = run(command, Duration::from_millis(300)).unwrap();
+        let finished = run(command, Duration::from_millis(300), None).unwrap();
         assert_eq!(finished.timed_out, Some(Duration::from_millis(300)));
         use std::os::unix::process::ExitStatusExt;
         assert_eq!(finished.output.status.signal(), Some(9), "ended by SIGKILL");
@@ -133,7 +144,7 @@ mod tests {
             "-c",
             "sleep 0.5; echo '     Running tests/x.rs' >&2; echo done",
         ]);
-        let finished = run(command, Duration::from_millis(300)).unwrap();
+        let finished = run(command, Duration::from_millis(300), None).unwrap();
         assert_eq!(finished.timed_out, None);
         assert_eq!(String::from_utf8_lossy(&finished.output.stdout), "done\n");
     }

@@ -47,7 +47,9 @@ pub fn test_package(root: &Path, package: &str) -> Result<Verdict, String> {
     command
         .args(["test", "--color", "never", "-p", package])
         .env("RUST_BACKTRACE", "0");
-    let finished = supervise::run(command, TESTS_LIMIT).map_err(cargo_missing)?;
+    let mut building = crate::building::Building::new();
+    let progress: supervise::OnLine = Box::new(move |line| building.line(line));
+    let finished = supervise::run(command, TESTS_LIMIT, Some(progress)).map_err(cargo_missing)?;
     Ok(match finished.timed_out {
         Some(limit) => did_not_finish(&finished.output, limit),
         None => read_verdict(&finished.output),
