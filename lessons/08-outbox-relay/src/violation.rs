@@ -149,7 +149,7 @@ impl Explain<Delivery> for ViolationKind {
                  warehouse never shipped it: the consumer recorded the event as handled, and \
                  the shipment did not commit with that record, so every later copy is taken \
                  for a duplicate.\n{}",
-                see("The record and the shipment commit together")
+                see("A record committed apart from the shipment")
             ),
             ViolationKind::TakenForAnother {
                 event_id,
@@ -195,7 +195,7 @@ impl Explain<Delivery> for ViolationKind {
                          consumer has one connection of its own, which its open transaction \
                          holds; a statement sent to the pool instead of the transaction waits \
                          for a second connection that never comes.",
-                        see("The record and the shipment commit together"),
+                        see("A record committed apart from the shipment"),
                     ),
                     _ => (
                         "A correct relay and consumer run these steps without an error; the \
