@@ -178,9 +178,9 @@ impl Explain<Delivery> for ViolationKind {
                  A DELETE holds a lock on every row it removes until its transaction ends, and \
                  on a real backlog one that takes everything at once runs for minutes: all that \
                  time vacuum can reclaim nothing the transaction might still see, a cancel or \
-                 a crash throws all of its work away, and the replicas receive it as one \
-                 lump.\n{}",
-                see("The prune must not wait for deliveries")
+                 a crash throws all of its work away, and a logical replica applies it in one \
+                 piece, at its commit.\n{}",
+                see("What one big DELETE holds")
             ),
             ViolationKind::PruneWaited { on } => write!(
                 f,
@@ -237,7 +237,7 @@ impl Explain<Delivery> for ViolationKind {
                  The test's observer sees only database locks. A prune waiting on anything \
                  else is waiting on something that lives in one process, and a second instance \
                  of the service would not wait for it.\n{}",
-                see("Small batches, short transactions")
+                see("The prune must not wait for deliveries")
             ),
             ViolationKind::Setup(error) => write!(f, "the test could not run: {error}"),
         }
