@@ -24,7 +24,7 @@ pub fn barrier_rounds(workers: usize) -> usize {
 /// event, and the balance must move once. Repeated for [`barrier_rounds`] rounds; the first
 /// round that catches a violation ends the test.
 pub async fn barrier<H: Handler>(subject: Subject<H>, workers: usize) -> Result<(), Violation> {
-    let rounds = barrier_rounds(workers);
+    let rounds = kit::rounds(barrier_rounds(workers));
     let setup = Delivery::Barrier {
         workers,
         round: 0,

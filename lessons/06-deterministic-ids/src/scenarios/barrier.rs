@@ -17,7 +17,7 @@ pub fn barrier_rounds(workers: usize) -> usize {
 /// [`barrier_rounds`] rounds, a fresh order each; the first round that catches a violation ends
 /// the test.
 pub async fn barrier<H: Handler>(subject: Subject<H>, workers: usize) -> Result<(), Violation> {
-    let rounds = barrier_rounds(workers);
+    let rounds = kit::rounds(barrier_rounds(workers));
     let setup = Delivery::Barrier {
         workers,
         round: 0,

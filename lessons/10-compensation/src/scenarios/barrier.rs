@@ -35,7 +35,7 @@ fn event_for(worker: usize, order_id: &str) -> ReservationEvent {
 /// [`barrier_rounds`] rounds, a fresh order each; the first round that catches a violation ends
 /// the test.
 pub async fn barrier<H: Handler>(subject: Subject<H>, workers: usize) -> Result<(), Violation> {
-    let rounds = barrier_rounds(workers);
+    let rounds = kit::rounds(barrier_rounds(workers));
     let setup = Delivery::Barrier {
         workers,
         round: 0,

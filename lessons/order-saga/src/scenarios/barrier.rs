@@ -75,7 +75,7 @@ pub async fn barrier<H: Handler>(
     mix: Mix,
     workers: usize,
 ) -> Result<(), Violation> {
-    let rounds = barrier_rounds(workers);
+    let rounds = kit::rounds(barrier_rounds(workers));
     let during = |round| Delivery::Barrier {
         workers,
         mix,

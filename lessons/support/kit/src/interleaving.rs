@@ -21,6 +21,13 @@ const STEP_DEADLINE: Duration = Duration::from_secs(20);
 /// How often the observer looks. Cheap: one catalog query on an idle connection.
 const POLL_EVERY: Duration = Duration::from_millis(1);
 
+/// While a step runs without waiting on a lock, the observer looks less and less often, up to
+/// this: a step that runs for seconds (one that waits for a pool's timeout, say) would otherwise
+/// cost thousands of queries. A step that waits on a lock waits until the script moves on,
+/// which it does only once it has seen the wait, so looking less often misses nothing; and a
+/// step that finishes is noticed at once, by its task, not by a look.
+const POLL_AT_MOST_EVERY: Duration = Duration::from_millis(16);
+
 /// A scripted scenario: its sessions, the observer that watches them, and the trace.
 pub struct Interleaving {
     observer: tokio_postgres::Client,
@@ -356,6 +363,7 @@ impl Interleaving {
         task: &mut JoinHandle<T>,
     ) -> Result<StepState<T>, KitError> {
         let started = Instant::now();
+        let mut every = POLL_EVERY;
         loop {
             if task.is_finished() {
                 return match task.await {
@@ -373,7 +381,14 @@ impl Interleaving {
                     waited: STEP_DEADLINE,
                 });
             }
-            tokio::time::sleep(POLL_EVERY).await;
+            // Until the next look, or the step's end, whichever comes first.
+            if let Ok(joined) = tokio::time::timeout(every, &mut *task).await {
+                return match joined {
+                    Ok(result) => Ok(StepState::Finished(result)),
+                    Err(e) => std::panic::resume_unwind(e.into_panic()),
+                };
+            }
+            every = (every * 2).min(POLL_AT_MOST_EVERY);
         }
     }
 

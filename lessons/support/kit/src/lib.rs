@@ -37,7 +37,7 @@ mod subject;
 mod teaching;
 mod trace;
 
-pub use barrier::release_together;
+pub use barrier::{release_together, rounds, with_fewer_rounds};
 pub use database::TestDatabase;
 pub use deadline::{DEADLINE_VAR, DID_NOT_FINISH};
 pub use error::KitError;
