@@ -412,7 +412,7 @@ pub fn repeat(root: &Path, name: &str, runs: u32) -> Result<ExitCode, String> {
             "run",
             "--quiet",
             "-p",
-            "workbook-verify",
+            "workbook-measure",
             "--bin",
             "repeat",
             "--",

@@ -1,5 +1,5 @@
 //! A recorded trace (a lesson's `.snap`) drawn as a mermaid sequence diagram, for the chapter
-//! that tells its story. `tests/book.rs` regenerates every diagram from its snapshot and fails
+//! that tells its story. `tests/checks/book.rs` regenerates every diagram from its snapshot and fails
 //! when the chapter's copy differs, so a diagram never shows anything the test did not observe.
 
 /// The mermaid source for the trace in `snapshot` (insta's file: a header, then the trace).

@@ -183,7 +183,7 @@ pub fn scenarios_called(source: &str) -> Vec<String> {
 }
 
 /// The table of a lesson's wrong fixes in its instructor's notes, one row per catalogue entry:
-/// the book shows what the suite is proved to do with each, and `tests/book.rs` fails when the
+/// the book shows what the suite is proved to do with each, and `tests/checks/book.rs` fails when the
 /// table and the catalogue disagree.
 pub fn catalogue_table(fixes: &[&WrongFix]) -> String {
     let mut table = String::from("| Entry | The student | What the suite does |\n|---|---|---|\n");

@@ -89,7 +89,7 @@ fn markdown_files(dir: &Path) -> Vec<PathBuf> {
 /// opens with the table of its catalogue (lessons/NN-key/wrong-fixes), between
 /// `<!-- wrong-fixes NN -->` and `<!-- /wrong-fixes -->`, so the book lists exactly the wrong
 /// fixes the suite is proved to catch or pass.
-/// `WORKBOOK_BLESS=1 cargo test -p workbook-verify --test book` rewrites the tables.
+/// `WORKBOOK_BLESS=1 cargo test -p workbook-verify --test checks book` rewrites the tables.
 #[test]
 fn the_instructors_notes_list_each_lessons_wrong_fixes_as_the_catalogue_has_them() {
     let mut stale = Vec::new();
@@ -125,7 +125,7 @@ fn the_instructors_notes_list_each_lessons_wrong_fixes_as_the_catalogue_has_them
     assert!(
         stale.is_empty(),
         "the instructor's notes disagree with the wrong-fix catalogues: {}.\nRun \
-         `WORKBOOK_BLESS=1 cargo test -p workbook-verify --test book` to rewrite the tables, and \
+         `WORKBOOK_BLESS=1 cargo test -p workbook-verify --test checks book` to rewrite the tables, and \
          review the diff.",
         stale.join(", ")
     );
@@ -230,7 +230,7 @@ fn heading_anchor(heading: &str) -> String {
 /// between `<!-- diagram: lessons/…/snapshots/x.snap -->` and `<!-- /diagram -->` a chapter holds
 /// the mermaid block `verify::diagram` makes of that snapshot. When a scenario's trace changes,
 /// its snapshot and its diagram change together.
-/// `WORKBOOK_BLESS=1 cargo test -p workbook-verify --test book` rewrites them.
+/// `WORKBOOK_BLESS=1 cargo test -p workbook-verify --test checks book` rewrites them.
 #[test]
 fn every_trace_diagram_is_drawn_from_its_snapshot() {
     let root = workspace_root();
@@ -269,7 +269,7 @@ fn every_trace_diagram_is_drawn_from_its_snapshot() {
     if std::env::var_os("WORKBOOK_BLESS").is_none() {
         assert!(
             stale.is_empty(),
-            "{}\nRun `WORKBOOK_BLESS=1 cargo test -p workbook-verify --test book`, and review \
+            "{}\nRun `WORKBOOK_BLESS=1 cargo test -p workbook-verify --test checks book`, and review \
              the diff.",
             stale.join("\n")
         );

@@ -1,4 +1,4 @@
-//! `cargo run -p workbook-verify --bin prune_cost [-- --rows N]`: what lesson 09's prune costs,
+//! `cargo run -p workbook-measure --bin prune_cost [-- --rows N]`: what lesson 09's prune costs,
 //! measured, not asserted (timings belong in notes, never in tests).
 //!
 //! For the solution's prune (batches of 1,000, each its own transaction) and, for comparison,
