@@ -157,29 +157,6 @@ mod tests {
         expect(result, super::is_intended, why).map(drop)
     }
 
-    /// The wrong fix `for-share`, caught for one reason every run: past a reader's share lock,
-    /// both deliveries read "pending" under FOR SHARE, and then each waits for the other's share
-    /// lock to write, so PostgreSQL aborts one with a deadlock (40P01).
-    #[tokio::test]
-    async fn a_shared_status_lock_deadlocks_past_a_reader() -> Result<(), Complaint> {
-        let for_share = |pool: sqlx::PgPool, event| async move {
-            crate::wrong_fixes::lesson_04::for_share::apply_payment_result(&pool, &event).await
-        };
-        let result =
-            scenarios::contradicting_events_race_past_a_reader(crate::saga::subject(&for_share))
-                .await;
-        let deadlock = |kind: &ViolationKind| {
-            matches!(
-                kind,
-                ViolationKind::HandlerFailed {
-                    cause: order_saga::FailureCause::Deadlock,
-                    ..
-                }
-            )
-        };
-        expect(result, deadlock, "two share locks, then two writes").map(drop)
-    }
-
     /// One event at a time, the unlocked status check is enough: the race needs two at once.
     #[tokio::test]
     async fn exercise_passes_the_sequential_cases() -> Result<(), Violation> {

@@ -388,7 +388,7 @@ pub fn verify(root: &Path) -> Result<ExitCode, String> {
 }
 
 /// The lesson a check belongs to: the unit tests of its `checks.rs` (`lesson_02::tests::…`) and
-/// of its wrong fixes (`wrong_fixes::tests::lesson_02_…`).
+/// of its wrong fixes (`lesson_02_…`, in tests/wrong_fixes.rs).
 fn lesson_of(test: &str) -> Option<&str> {
     let rest = test
         .strip_prefix("wrong_fixes::tests::")

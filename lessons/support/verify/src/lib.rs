@@ -32,7 +32,8 @@ pub mod probe;
 pub mod saga;
 pub mod wrong_fix;
 
-/// Every lesson's wrong fixes, compiled from `lessons/*/wrong-fixes/*.patch` by build.rs.
+/// Every lesson's wrong fixes, read from `lessons/*/wrong-fixes/*.patch` by build.rs: the
+/// catalogue. The patched handlers are compiled into `tests/wrong_fixes.rs`.
 pub mod wrong_fixes {
     /// A lesson's wrong fix by its file name (without `.patch`).
     pub fn by_name(lesson: &str, name: &str) -> &'static WrongFix {
