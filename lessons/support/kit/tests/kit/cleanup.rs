@@ -52,7 +52,7 @@ fn a_killed_test_process_leaves_no_cluster_behind() {
 }
 
 /// Ends 34 test processes (about 5 s), so the root `cargo test` leaves it to CI, which runs it
-/// with `cargo test -p workbook-kit --test cleanup -- --ignored`.
+/// with `cargo test -p workbook-kit --test kit cleanup -- --ignored`.
 #[test]
 #[ignore = "slow: ends 34 test processes; .ci/run runs it"]
 fn a_test_process_ended_at_any_instant_leaves_nothing_behind() {

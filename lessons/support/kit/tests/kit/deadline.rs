@@ -24,7 +24,7 @@ async fn a_handler_that_loops_for_ever() {
 #[tokio::test]
 async fn a_test_that_never_ends_is_stopped_and_named() {
     let child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "a_handler_that_loops_for_ever", "--nocapture"])
+        .args(["--exact", "deadline::a_handler_that_loops_for_ever", "--nocapture"])
         .env(HANG, "1")
         .env(DEADLINE_VAR, "1")
         .stdout(Stdio::piped())
@@ -41,7 +41,7 @@ async fn a_test_that_never_ends_is_stopped_and_named() {
     assert_eq!(output.status.code(), Some(101), "{stderr}");
     assert!(
         stderr.contains(&format!(
-            "the test `a_handler_that_loops_for_ever` {DID_NOT_FINISH} 1 s"
+            "the test `deadline::a_handler_that_loops_for_ever` {DID_NOT_FINISH} 1 s"
         )),
         "{stderr}"
     );

@@ -1,0 +1,9 @@
+//! The kit's promises, checked for real: a server found or started, a database per test,
+//! barriers, a deadline for a test that never ends, and nothing left behind by a test process
+//! that dies. One test binary, not five: each links the whole database stack.
+
+mod barrier;
+mod cleanup;
+mod database;
+mod deadline;
+mod dev_database;
