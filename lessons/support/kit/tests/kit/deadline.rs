@@ -24,7 +24,11 @@ async fn a_handler_that_loops_for_ever() {
 #[tokio::test]
 async fn a_test_that_never_ends_is_stopped_and_named() {
     let child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "deadline::a_handler_that_loops_for_ever", "--nocapture"])
+        .args([
+            "--exact",
+            "deadline::a_handler_that_loops_for_ever",
+            "--nocapture",
+        ])
         .env(HANG, "1")
         .env(DEADLINE_VAR, "1")
         .stdout(Stdio::piped())
