@@ -38,7 +38,7 @@ impl Building {
             self.clear_on(&mut err);
             let _ = writeln!(
                 err,
-                "building the workbook's dependencies: the first time only, about two minutes \
+                "building the workbook's dependencies: the first time only, about a minute \
                  on two cores; later checks take seconds"
             );
         }
