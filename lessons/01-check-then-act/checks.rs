@@ -119,6 +119,10 @@ pub async fn suite<H: Handler>(handler: H, crate_migrations: &'static str) -> Ve
             scenarios::killed_then_redelivered(subject()),
         ),
         named(
+            "duplicate_gives_up_then_first_rolls_back",
+            scenarios::duplicate_gives_up_then_first_rolls_back(subject()),
+        ),
+        named(
             "two_events_race_for_one_account",
             scenarios::two_events_race_for_one_account(subject()),
         ),
@@ -170,6 +174,7 @@ mod tests {
         // Nor does the check fail a cancelled delivery, or two different events.
         scenarios::cancelled_then_redelivered(super::exercise()).await?;
         scenarios::killed_then_redelivered(super::exercise()).await?;
+        scenarios::duplicate_gives_up_then_first_rolls_back(super::exercise()).await?;
         scenarios::two_events_race_for_one_account(super::exercise()).await?;
         scenarios::other_accounts_do_not_wait(super::exercise()).await
     }

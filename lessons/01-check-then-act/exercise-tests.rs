@@ -38,6 +38,13 @@ async fn a_redelivery_after_a_killed_delivery_credits_the_event() -> Result<(), 
     scenarios::killed_then_redelivered(subject!(handler::apply_credit)).await
 }
 
+/// A duplicate whose wait on the first delivery ends in an error knows nothing yet: the first
+/// may roll back, as it does here, and then only the error gets the event delivered again.
+#[tokio::test]
+async fn a_duplicate_whose_wait_ends_in_an_error_reports_the_error() -> Result<(), Violation> {
+    scenarios::duplicate_gives_up_then_first_rolls_back(subject!(handler::apply_credit)).await
+}
+
 /// Two different events racing for one account both credit it: neither is a duplicate.
 #[tokio::test]
 async fn two_events_racing_for_one_account_both_credit() -> Result<(), Violation> {

@@ -50,6 +50,10 @@ pub enum ViolationKind {
     /// A delivery whose statement was cancelled (57014) reported an outcome instead of the
     /// error, although its transaction rolled back.
     FailureHidden { outcome: crate::Outcome },
+    /// A duplicate's wait on the first delivery's uncommitted record ended in an error of its
+    /// own (57014), not in a unique violation, and the handler reported an outcome: the first
+    /// delivery then rolled back, so nobody applied the event.
+    WaitEndedTakenForADuplicate { outcome: crate::Outcome },
     /// A different event (not a redelivery) was reported as handled already.
     OtherEventTakenForADuplicate { outcome: crate::Outcome },
     /// Two different events were delivered and reported applied, but the balance lacks a credit.
@@ -81,6 +85,9 @@ pub enum Delivery {
     CancelledThenRedelivered,
     /// Once, killed while it waited, then again on another connection.
     KilledThenRedelivered,
+    /// Twice, the second while the first was inside its transaction; the second's statement
+    /// was cancelled while it waited, then the first's; then once more on another connection.
+    GaveUpWhileTheFirstRolledBack,
     /// Two different events for one account, the second while the first was inside its
     /// transaction.
     TwoEventsForOneAccount,
@@ -118,6 +125,14 @@ impl fmt::Display for Delivery {
                 f,
                 "was delivered, its worker died while it waited for the account (its session \
                  killed), and it was delivered again on another connection (a scripted \
+                 interleaving)"
+            ),
+            Delivery::GaveUpWhileTheFirstRolledBack => write!(
+                f,
+                "reached two workers, the second while the first was still inside its \
+                 transaction; the second's statement was cancelled while it waited (as a \
+                 statement timeout would), then the first's, so that the first rolled back; \
+                 and it was delivered a third time on another connection (a scripted \
                  interleaving)"
             ),
             Delivery::TwoEventsForOneAccount => write!(
@@ -232,8 +247,10 @@ impl Explain<Delivery> for ViolationKind {
             ViolationKind::HandlerFailed { error, .. } => write!(
                 f,
                 "the event {during}; a delivery failed: {error}\n\
-                 Only a duplicate may be reported as AlreadyApplied, and this is not one: the \
-                 handler could not do its job, although a correct one can.\n{}",
+                 This error is not one the scenario causes: a duplicate is not a failure, and the \
+                 errors of deliveries the test itself cancels or kills are not counted. It came \
+                 from the handler's own statements, and its sender now retries (or dead-letters) \
+                 an event that a correct handler applies.\n{}",
                 see("Losing cleanly")
             ),
             ViolationKind::MisreportedOutcome { applied_reports } => write!(
@@ -283,6 +300,18 @@ impl Explain<Delivery> for ViolationKind {
                  handler reported {outcome:?}. A sender stops redelivering on such a report: \
                  had this redelivery not been scripted, the credit would be lost. Only a \
                  duplicate means \"already applied\"; every other error stays an error.\n{}",
+                see("Losing cleanly")
+            ),
+            ViolationKind::WaitEndedTakenForADuplicate { outcome } => write!(
+                f,
+                "the event {during}. Worker-2's wait for worker-1's uncommitted record ended in \
+                 an error (SQLSTATE 57014, its statement cancelled), not in a unique violation \
+                 (23505), yet the handler reported {outcome:?}. Worker-1 then rolled back: \
+                 nothing was recorded, nothing credited. A sender told {outcome:?} acknowledges \
+                 the event and never delivers it again, so the credit is lost; only this \
+                 test's scripted third delivery applied it. A wait that ends in an error \
+                 decides nothing: until worker-1's transaction ends, nobody knows whether the \
+                 event will be applied.\n{}",
                 see("Losing cleanly")
             ),
             ViolationKind::OtherEventTakenForADuplicate { outcome } => write!(

@@ -4,6 +4,7 @@
 mod barrier;
 mod failed;
 mod forced;
+mod gave_up;
 mod other_accounts;
 mod sequential;
 mod two_events;
@@ -12,6 +13,7 @@ mod unknown_account;
 pub use barrier::{BARRIER_ROUNDS, barrier, barrier_rounds};
 pub use failed::{cancelled_then_redelivered, killed_then_redelivered};
 pub use forced::forced_interleaving;
+pub use gave_up::duplicate_gives_up_then_first_rolls_back;
 pub use other_accounts::other_accounts_do_not_wait;
 pub use sequential::sequential_redelivery;
 pub use two_events::two_events_race_for_one_account;

@@ -98,13 +98,30 @@ impl<T, X> Ran<Result<T, X>> {
     /// `worker` reported instead of its error, if it did: a delivery whose transaction was
     /// rolled back must fail, and one that reports success hides its failure from the sender.
     pub fn apart_from_cancelled(self, worker: &str) -> (Outcomes<Result<T, X>>, Option<T>) {
-        let cancelled = self.cancelled(worker);
+        let (kept, hidden) = self.apart_from_every_cancelled(&[worker]);
+        (
+            kept,
+            hidden.into_iter().next().map(|(_, reported)| reported),
+        )
+    }
+
+    /// The same for several cancelled workers: every other delivery's result, and what each
+    /// cancelled one among `workers` reported instead of its error, by worker.
+    pub fn apart_from_every_cancelled(
+        self,
+        workers: &[&str],
+    ) -> (Outcomes<Result<T, X>>, Outcomes<T>) {
+        let cancelled: Vec<String> = workers
+            .iter()
+            .filter(|worker| self.cancelled(worker))
+            .map(|worker| worker.to_string())
+            .collect();
         let mut kept = Vec::new();
-        let mut hidden = None;
+        let mut hidden = Vec::new();
         for (name, outcome) in self.outcomes {
             match outcome {
-                Err(_) if cancelled && name == worker => {}
-                Ok(reported) if cancelled && name == worker => hidden = Some(reported),
+                Err(_) if cancelled.contains(&name) => {}
+                Ok(reported) if cancelled.contains(&name) => hidden.push((name, reported)),
                 outcome => kept.push((name, outcome)),
             }
         }
