@@ -99,6 +99,10 @@ pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> V
             scenarios::cancelled_mid_batch_then_restart(subject()),
         ),
         named(
+            "another_group_is_not_held_up",
+            scenarios::another_group_is_not_held_up(subject()),
+        ),
+        named(
             "a_second_consumer_waits_its_turn",
             scenarios::a_second_consumer_waits_its_turn(subject()),
         ),
@@ -166,6 +170,7 @@ mod tests {
     async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
         scenarios::consumed_once(super::exercise()).await?;
         scenarios::the_log_grows_between_polls(super::exercise()).await?;
+        scenarios::another_group_is_not_held_up(super::exercise()).await?;
         scenarios::barrier(super::exercise(), 8).await
     }
 

@@ -27,6 +27,13 @@ async fn a_poll_cancelled_mid_batch_loses_nothing() -> Result<(), Violation> {
     scenarios::cancelled_mid_batch_then_restart(subject!(handler::poll)).await
 }
 
+/// Another group of the log (another service) is inside a batch: this group's poll does not wait
+/// for it, and no scenario's poll may move that group's offset.
+#[tokio::test]
+async fn another_group_of_the_log_is_left_alone() -> Result<(), Violation> {
+    scenarios::another_group_is_not_held_up(subject!(handler::poll)).await
+}
+
 /// A second consumer of the group polls while the first is inside its batch: the log's order
 /// must hold.
 #[tokio::test]

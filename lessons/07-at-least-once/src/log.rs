@@ -158,8 +158,8 @@ impl Log {
         Ok(row.get(0))
     }
 
-    /// Places pending orders and registers the consumer group, at the start of the log.
-    pub(crate) async fn set_up(&self, orders: &[String], group: &str) -> Result<(), KitError> {
+    /// Places pending orders and registers the consumer groups, at the start of the log.
+    pub(crate) async fn set_up(&self, orders: &[String], groups: &[&str]) -> Result<(), KitError> {
         self.client
             .execute(
                 "INSERT INTO orders (id, amount_cents) SELECT unnest($1::text[]), $2",
@@ -169,11 +169,11 @@ impl Log {
             .map_err(KitError::observer("placing the orders"))?;
         self.client
             .execute(
-                "INSERT INTO consumer_offsets (group_id) VALUES ($1)",
-                &[&group],
+                "INSERT INTO consumer_offsets (group_id) SELECT unnest($1::text[])",
+                &[&groups],
             )
             .await
-            .map_err(KitError::observer("registering the consumer group"))?;
+            .map_err(KitError::observer("registering the consumer groups"))?;
         Ok(())
     }
 

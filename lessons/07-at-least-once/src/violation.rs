@@ -37,6 +37,14 @@ pub enum ViolationKind {
         last: i64,
         polls: usize,
     },
+    /// Another consumer group's offset moved, although nothing polled as that group.
+    MovedAnotherGroup {
+        group: &'static str,
+        from: i64,
+        to: i64,
+    },
+    /// A poll waited while another group's consumer held that group's offset row.
+    WaitedOnAnotherGroup { group: &'static str },
     /// A poll failed, for a reason of its own.
     HandlerFailed { error: String, cause: FailureCause },
     /// A poll returned, and its session still held a lock or an open transaction.
@@ -180,6 +188,23 @@ impl Explain<Delivery> for ViolationKind {
                  the log's end at position {last}, and polling took no more events. A consumer \
                  that stops short of the end leaves its group behind for good.\n{}",
                 see("Where the offset points")
+            ),
+            ViolationKind::MovedAnotherGroup { group, from, to } => write!(
+                f,
+                "the offset of the group {group:?}, which no consumer in this test polled as, \
+                 moved from {from} to {to}. Its own service reads the same log and has handled \
+                 none of those events; from its next poll on, it skips them: they are lost to \
+                 it. A poll moves its own group's offset, and no other.\n{}",
+                see("Other groups of the log")
+            ),
+            ViolationKind::WaitedOnAnotherGroup { group } => write!(
+                f,
+                "the poll waited on a lock while a consumer of the group {group:?} held its \
+                 own group's offset row, half-way through a batch, and the two groups share \
+                 no offset and no effect. A poll that locks more than its group's row (the \
+                 whole table, or every row) makes every service that reads the log wait for the \
+                 slowest.\n{}",
+                see("Other groups of the log")
             ),
             ViolationKind::HandlerFailed { error, cause } => {
                 writeln!(f, "a poll failed: {error}")?;

@@ -6,6 +6,7 @@ mod barrier;
 mod failed;
 mod forced;
 mod grows;
+mod other_group;
 mod sequential;
 mod soak;
 
@@ -13,6 +14,7 @@ pub use barrier::barrier;
 pub use failed::{cancelled_mid_batch_then_restart, crash_mid_batch_then_restart};
 pub use forced::a_second_consumer_waits_its_turn;
 pub use grows::the_log_grows_between_polls;
+pub use other_group::another_group_is_not_held_up;
 pub use sequential::consumed_once;
 pub use soak::{QUICK, SOAK, Soak, soak};
 
@@ -26,21 +28,25 @@ use crate::{Delivery, Handler, Poll, Polled, Subject, Violation, ViolationKind};
 /// The consumer group every scenario polls as.
 const GROUP: &str = "saga";
 
+/// Another group of the same log (another service reading the same events), registered in every
+/// scenario and polled in none: its offset must stay where it started.
+const NEIGHBOUR: &str = "ledger";
+
 /// How many events a poll takes in the stories: small, so a batch spans several orders.
 const MAX: i64 = 4;
 
 /// Polls before a consumer that keeps taking events is called stuck.
 const MAX_POLLS: usize = 10_000;
 
-/// A fresh database with the subject's schema, `orders` placed, the group registered, and the
-/// test's own session on it.
+/// A fresh database with the subject's schema, `orders` placed, the group and its neighbour
+/// registered, and the test's own session on it.
 async fn prepare<H: Handler>(
     subject: &Subject<H>,
     during: Delivery,
     orders: &[String],
 ) -> Result<(TestDatabase, Log), Violation> {
     let (db, log) = kit::prepare(&subject.schema, during, Log::open).await?;
-    (log.set_up(orders, GROUP).await).map_err(Violation::setup(during))?;
+    (log.set_up(orders, &[GROUP, NEIGHBOUR]).await).map_err(Violation::setup(during))?;
     Ok((db, log))
 }
 
@@ -106,6 +112,14 @@ async fn verdict(
         trace: trace.clone(),
     };
     judge(&observed, orders, appended, polls).map_err(violation)?;
+    let neighbour = (log.observe_offset(NEIGHBOUR).await).map_err(Violation::setup(during))?;
+    if neighbour != 1 {
+        return Err(violation(ViolationKind::MovedAnotherGroup {
+            group: NEIGHBOUR,
+            from: 1,
+            to: neighbour,
+        }));
+    }
     if observed.next_position <= observed.last_position {
         return Err(violation(ViolationKind::NotCaughtUp {
             next_position: observed.next_position,

@@ -1,0 +1,71 @@
+use kit::Script;
+
+use super::{GROUP, MAX, NEIGHBOUR, catch_up, order_ids, prepare, shown, verdict};
+use crate::log::{AMOUNT_CENTS, Verdict};
+use crate::{Delivery, Handler, Poll, Subject, Violation, ViolationKind};
+
+/// The neighbour group's consumer, half-way through a batch: it holds its own offset row.
+const LOCK_NEIGHBOURS_OFFSET: &str =
+    "BEGIN; SELECT 1 FROM consumer_offsets WHERE group_id = 'ledger' FOR UPDATE";
+
+// ANCHOR: another_group
+/// Another service reads the same log as its own group, and one of its consumers is inside a
+/// batch, holding that group's offset row. A poll of this group shares nothing with it (no
+/// offset, no effects) and must not wait for it: a poll that locks the whole offsets table, or
+/// every group's row, makes each service wait for the slowest.
+pub async fn another_group_is_not_held_up<H: Handler>(
+    subject: Subject<H>,
+) -> Result<(), Violation> {
+    let during = Delivery::Story(
+        "a consumer of another group of the log, ledger, was inside a batch, holding its own \
+         group's offset row, while a consumer of this group polled (a scripted interleaving)",
+    );
+    let orders = order_ids(2);
+    let (db, log) = prepare(&subject, during, &orders).await?;
+    let appended = [
+        Verdict::paid("pay-1", "ord-1", AMOUNT_CENTS),
+        Verdict::paid("pay-2", "ord-2", AMOUNT_CENTS),
+    ];
+    (log.append(&appended).await).map_err(Violation::setup(during))?;
+    let script = Script::new(&subject.handler, shown)
+        .sql("ledger", "lock", LOCK_NEIGHBOURS_OFFSET)
+        .sql("ledger", "commit", "COMMIT")
+        .deliver("worker-1", "poll", Poll::new(GROUP, MAX));
+    // ANCHOR_END: another_group
+    let (mut interleaving, ran) = kit::play(
+        &db,
+        script,
+        "lock poll commit",
+        kit::describe_outcome,
+        during,
+    )
+    .await?;
+    let waited = ran.waited("worker-1");
+    let mut polls: Vec<_> = ran
+        .outcomes
+        .into_iter()
+        .map(|(_, outcome)| outcome)
+        .collect();
+    let pool = db.pool(1).await.map_err(Violation::setup(during))?;
+    polls.extend(catch_up(&subject, &pool, MAX).await.0);
+    let trace = verdict(
+        &log,
+        &orders,
+        &appended,
+        &polls,
+        during,
+        Some(&mut interleaving),
+    )
+    .await?;
+    if waited {
+        return Err(Violation {
+            kind: ViolationKind::WaitedOnAnotherGroup { group: NEIGHBOUR },
+            during,
+            trace,
+        });
+    }
+    if let Some(trace) = trace {
+        kit::passing_trace("another_group_is_not_held_up", &trace);
+    }
+    Ok(())
+}
