@@ -1,7 +1,7 @@
 use kit::Script;
 
 use super::forced::{LOCK_ACCOUNT_ROW, shown};
-use super::{credit_event, with_account};
+use super::{credit_event, observe_into, with_account};
 use crate::judge::judge;
 use crate::{Delivery, Handler, Subject, Violation, ViolationKind};
 
@@ -41,14 +41,7 @@ pub async fn duplicate_gives_up_then_first_rolls_back<H: Handler>(
     let (kept, hidden) = ran.apart_from_every_cancelled(&["worker-1", "worker-2"]);
     let outcomes: Vec<_> = kept.into_iter().map(|(_, outcome)| outcome).collect();
 
-    let observed = ledger
-        .observe("acc-1", &event)
-        .await
-        .map_err(Violation::setup(during))?;
-    interleaving.note(format!(
-        "acc-1 holds {} cents; processed_events holds {} row(s) for evt-1",
-        observed.balance_cents, observed.records
-    ));
+    let observed = observe_into(&mut interleaving, &ledger, &event, during).await?;
     let trace = interleaving.trace().clone();
     let violation = |kind| Violation {
         kind,

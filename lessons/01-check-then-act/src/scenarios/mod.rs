@@ -21,7 +21,7 @@ pub use unknown_account::unknown_account;
 
 use kit::TestDatabase;
 
-use crate::ledger::Ledger;
+use crate::ledger::{Ledger, Observed};
 use crate::{CreditEvent, Delivery, Handler, Subject, Violation};
 
 /// The amount every scenario credits: the balance divided by it counts the credits.
@@ -53,4 +53,21 @@ async fn with_account<H: Handler>(
 fn credit_event(id: &str, account: &str) -> CreditEvent {
     let wire = serde_json::json!({ "id": id, "account": account, "amount_cents": AMOUNT_CENTS });
     CreditEvent::from_json(&wire.to_string()).expect("the scenarios' events are valid")
+}
+
+/// What acc-1 holds once a script has played, noted at the end of its trace.
+async fn observe_into(
+    interleaving: &mut kit::Interleaving,
+    ledger: &Ledger,
+    event: &CreditEvent,
+    during: Delivery,
+) -> Result<Observed, Violation> {
+    let observed = (ledger.observe("acc-1", event).await).map_err(Violation::setup(during))?;
+    interleaving.note(format!(
+        "acc-1 holds {} cents; processed_events holds {} row(s) for {}",
+        observed.balance_cents,
+        observed.records,
+        event.id()
+    ));
+    Ok(observed)
 }
