@@ -97,6 +97,10 @@ pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> V
             scenarios::relay_crashes_between_publish_and_mark(subject()),
         ),
         named(
+            "relay_dies_while_it_publishes",
+            scenarios::relay_dies_while_it_publishes(subject()),
+        ),
+        named(
             "consumers_race_for_one_message",
             scenarios::consumers_race_for_one_message(subject()),
         ),
@@ -170,6 +174,7 @@ mod tests {
     async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
         scenarios::relayed_and_consumed_once(super::exercise()).await?;
         scenarios::consumer_dies_before_shipping(super::exercise()).await?;
+        scenarios::relay_dies_while_it_publishes(super::exercise()).await?;
         scenarios::barrier(super::exercise(), 8).await
     }
 

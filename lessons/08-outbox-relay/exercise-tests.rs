@@ -28,6 +28,12 @@ async fn rows_published_again_after_a_relay_crash_ship_once() -> Result<(), Viol
     scenarios::relay_crashes_between_publish_and_mark(subject!(handler::run)).await
 }
 
+/// The relay's other crash window: it dies while it publishes; nothing it wrote down survives.
+#[tokio::test]
+async fn a_relay_that_dies_while_it_publishes_loses_nothing() -> Result<(), Violation> {
+    scenarios::relay_dies_while_it_publishes(subject!(handler::run)).await
+}
+
 /// Scripted: one message reaches two consumers, the second while the first is shipping.
 #[tokio::test]
 async fn a_message_delivered_to_two_consumers_ships_once() -> Result<(), Violation> {

@@ -44,6 +44,42 @@ pub async fn relay_crashes_between_publish_and_mark<H: Handler>(
     .await
 }
 
+/// The holder's lock on the broker: a relay stops inside its publish.
+const LOCK_THE_BROKER: &str = "BEGIN; LOCK TABLE broker.messages IN SHARE MODE";
+
+// ANCHOR: relay_dies_publishing
+/// The relay's other crash window: it dies while it publishes, before the broker has the first
+/// row. Whatever it had written down about those rows must not outlive it, or the next relay
+/// passes over rows the broker never got. A relay is killed at each of its steps: here, and
+/// between its publish and its mark (above).
+pub async fn relay_dies_while_it_publishes<H: Handler>(
+    subject: Subject<H>,
+) -> Result<(), Violation> {
+    let during = Delivery::Story(
+        "a relay took two outbox rows and died while it published the first, before the broker \
+         had it; another relay took over, and the consumer handled every message (a scripted \
+         crash)",
+    );
+    let (db, world) = prepare(&subject, during).await?;
+    (world.produce(&orders(2)).await).map_err(Violation::setup(during))?;
+    let script = Script::new(&subject.handler, shown)
+        .sql("holder", "lock", LOCK_THE_BROKER)
+        .sql("holder", "commit", "COMMIT")
+        .deliver("relay-1", "relay", Step::Relay(Relay::new(MAX)))
+        .kill("crash", "relay-1")
+        .deliver("relay-2", "again", Step::Relay(Relay::new(MAX)));
+    // ANCHOR_END: relay_dies_publishing
+    play_then_drain(
+        &subject,
+        (&db, &world),
+        script,
+        "lock relay crash commit again",
+        during,
+        "relay_dies_while_it_publishes",
+    )
+    .await
+}
+
 // ANCHOR: consumer_death
 /// The consumer's own crash window: it takes a message and dies as it ships, and the broker
 /// delivers the message again. Whatever the first delivery recorded must not stop the second

@@ -9,7 +9,10 @@ mod restored;
 mod sequential;
 
 pub use barrier::barrier;
-pub use failed::{consumer_dies_before_shipping, relay_crashes_between_publish_and_mark};
+pub use failed::{
+    consumer_dies_before_shipping, relay_crashes_between_publish_and_mark,
+    relay_dies_while_it_publishes,
+};
 pub use forced::{consumers_race_for_one_message, rows_commit_out_of_order};
 pub use restored::producer_restored_from_a_backup;
 pub use sequential::relayed_and_consumed_once;

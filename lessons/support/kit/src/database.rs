@@ -79,6 +79,26 @@ impl TestDatabase {
     /// workers released together all start with a connection in hand rather than some of them
     /// first spending milliseconds on a handshake.
     pub async fn pool(&self, connections: u32) -> Result<PgPool, KitError> {
+        self.pool_with(connections, self.sqlx_options()?).await
+    }
+
+    /// The same, every connection of it (and every one opened from its `connect_options()`,
+    /// as a handler's call to another system may) named `application_name` in
+    /// `pg_stat_activity`: how a script finds all of one worker's sessions.
+    pub async fn pool_named(
+        &self,
+        connections: u32,
+        application_name: &str,
+    ) -> Result<PgPool, KitError> {
+        let options = self.sqlx_options()?.application_name(application_name);
+        self.pool_with(connections, options).await
+    }
+
+    async fn pool_with(
+        &self,
+        connections: u32,
+        options: PgConnectOptions,
+    ) -> Result<PgPool, KitError> {
         // No `min_connections`: it makes the pool replace a connection in the background, and
         // the fault scenarios kill connections on purpose. A replacement half-way through a
         // password handshake when the test ends holds up DROP DATABASE (its ProcSignalBarrier
@@ -91,7 +111,7 @@ impl TestDatabase {
             // happens when a handler holding a transaction asks the pool for a second
             // connection. That never resolves; say so at once, not after sqlx's default 30 s.
             .acquire_timeout(POOL_ACQUIRE_TIMEOUT)
-            .connect_with(self.sqlx_options()?)
+            .connect_with(options)
             .await
             .map_err(KitError::database("connect a pool for the code under test"))?;
         let mut open = Vec::new();

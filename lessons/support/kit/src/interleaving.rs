@@ -1,7 +1,8 @@
 //! Forcing an interleaving instead of hoping for one.
 //!
 //! This is the method of PostgreSQL's isolation tester: every session of the scenario is known
-//! by its backend pid; a step starts only once the previous one has finished or is *seen*
+//! by its backend pid (and a connection a worker opens of its own, as a relay does to publish,
+//! by the `application_name` its pool gives it); a step starts only once the previous one has finished or is *seen*
 //! waiting on a lock held by another session of the scenario; and nothing ever sleeps to "give
 //! the other side time". A scenario written this way has one outcome, every run.
 
@@ -45,10 +46,23 @@ pub struct Session {
 /// The code under test, running in a task of its own on a one-connection pool.
 pub struct Worker<T> {
     name: String,
-    pid: i32,
+    backends: Backends,
     state: StepState<T>,
     task: Option<JoinHandle<T>>,
 }
+
+/// How the observer finds a worker's sessions: the one of its pool, and any other it opens from
+/// the pool's options (a handler's call to another system, such as a relay's publish, on a
+/// connection of its own), which carry the pool's `application_name`.
+struct Backends {
+    pid: i32,
+    application_name: Option<String>,
+}
+
+/// A worker's sessions in `pg_stat_activity`, for the queries below (`$1` its pool's session,
+/// `$2` its pool's application name, or NULL).
+const THE_WORKERS: &str = "(pid = $1 OR ($2::text IS NOT NULL AND application_name = $2 \
+                            AND datname = current_database()))";
 
 /// Where a step stands once the script has looked.
 enum StepState<T> {
@@ -118,10 +132,14 @@ impl Interleaving {
             .await
             .map_err(KitError::database("read a worker's backend pid"))?;
         self.names.push((pid, name.to_string()));
+        let backends = Backends {
+            pid,
+            application_name: (pool.connect_options().get_application_name()).map(str::to_string),
+        };
 
         let mut task = tokio::spawn(run(pool.clone()));
         let state = self
-            .wait_until_waiting_or_finished(name, pid, &mut task)
+            .wait_until_waiting_or_finished(name, &backends, &mut task)
             .await?;
         match &state {
             StepState::Waiting { on } => self
@@ -132,7 +150,7 @@ impl Interleaving {
         let task = matches!(state, StepState::Waiting { .. }).then_some(task);
         Ok(Worker {
             name: name.to_string(),
-            pid,
+            backends,
             state,
             task,
         })
@@ -144,17 +162,26 @@ impl Interleaving {
     /// handler has returned, with what it returned: an error, since its connection died.
     pub async fn kill<T>(&mut self, worker: Worker<T>) -> Result<T, KitError> {
         let Worker {
-            name, pid, task, ..
+            name,
+            backends,
+            task,
+            ..
         } = worker;
         let task = task.ok_or_else(|| KitError::NotWaiting {
             session: name.clone(),
         })?;
+        // Every session of the worker: a process that dies takes all its connections along.
         self.observer
-            .execute("SELECT pg_terminate_backend($1)", &[&pid])
+            .execute(
+                &format!(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE {THE_WORKERS}"
+                ),
+                &[&backends.pid, &backends.application_name],
+            )
             .await
             .map_err(KitError::observer(format!("terminating {name}")))?;
         let started = Instant::now();
-        while self.backend_alive(&name, pid).await? {
+        while self.backend_alive(&name, &backends).await? {
             if started.elapsed() > STEP_DEADLINE {
                 return Err(KitError::Stuck {
                     session: name,
@@ -163,7 +190,7 @@ impl Interleaving {
             }
             tokio::time::sleep(POLL_EVERY).await;
         }
-        self.names.retain(|(known, _)| *known != pid);
+        self.names.retain(|(known, _)| *known != backends.pid);
         self.trace.step(
             &name,
             "<killed: its session ends, so its transaction rolls back>",
@@ -190,7 +217,13 @@ impl Interleaving {
         }
         let waiting_in = self.statement_of(worker).await?;
         self.observer
-            .execute("SELECT pg_cancel_backend($1)", &[&worker.pid])
+            .execute(
+                &format!(
+                    "SELECT pg_cancel_backend(pid) FROM pg_stat_activity \
+                      WHERE {THE_WORKERS} AND state = 'active'"
+                ),
+                &[&worker.backends.pid, &worker.backends.application_name],
+            )
             .await
             .map_err(KitError::observer(format!("cancelling {}", worker.name)))?;
         self.trace.step(
@@ -214,18 +247,21 @@ impl Interleaving {
         self.settle(worker).await
     }
 
-    /// Which statement `worker`'s backend is running, if any: its start time, as text.
+    /// Which statements `worker`'s sessions are running, if any: each one's session and start
+    /// time, as text.
     async fn statement_of<T>(&self, worker: &Worker<T>) -> Result<Option<String>, KitError> {
         let row = self
             .observer
-            .query_opt(
-                "SELECT query_start::text FROM pg_stat_activity \
-                  WHERE pid = $1 AND state = 'active'",
-                &[&worker.pid],
+            .query_one(
+                &format!(
+                    "SELECT string_agg(pid || ' ' || query_start, ', ' ORDER BY pid) \
+                       FROM pg_stat_activity WHERE {THE_WORKERS} AND state = 'active'"
+                ),
+                &[&worker.backends.pid, &worker.backends.application_name],
             )
             .await
             .map_err(KitError::observer(format!("watching {}", worker.name)))?;
-        Ok(row.map(|row| row.get(0)))
+        Ok(row.get(0))
     }
 
     /// What a delivery that has returned left in its session, which its pool keeps for the
@@ -297,7 +333,7 @@ impl Interleaving {
             return Ok(());
         };
         let state = self
-            .wait_until_waiting_or_finished(&worker.name, worker.pid, &mut task)
+            .wait_until_waiting_or_finished(&worker.name, &worker.backends, &mut task)
             .await?;
         if let StepState::Waiting { on } = &state {
             self.trace
@@ -344,12 +380,12 @@ impl Interleaving {
         &self.trace
     }
 
-    async fn backend_alive(&self, name: &str, pid: i32) -> Result<bool, KitError> {
+    async fn backend_alive(&self, name: &str, backends: &Backends) -> Result<bool, KitError> {
         let row = self
             .observer
             .query_one(
-                "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = $1)",
-                &[&pid],
+                &format!("SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE {THE_WORKERS})"),
+                &[&backends.pid, &backends.application_name],
             )
             .await
             .map_err(KitError::observer(format!("watching {name} end")))?;
@@ -359,7 +395,7 @@ impl Interleaving {
     async fn wait_until_waiting_or_finished<T>(
         &self,
         name: &str,
-        pid: i32,
+        backends: &Backends,
         task: &mut JoinHandle<T>,
     ) -> Result<StepState<T>, KitError> {
         let started = Instant::now();
@@ -371,7 +407,7 @@ impl Interleaving {
                     Err(e) => std::panic::resume_unwind(e.into_panic()),
                 };
             }
-            let on = self.blocking(name, pid).await?;
+            let on = self.blocking(name, backends).await?;
             if !on.is_empty() {
                 return Ok(StepState::Waiting { on });
             }
@@ -392,24 +428,61 @@ impl Interleaving {
         }
     }
 
-    /// The sessions `pid` is waiting on, by name. `pg_blocking_pids` is the server's own
-    /// answer to "who holds the lock I want", so this never guesses from timing.
-    async fn blocking(&self, name: &str, pid: i32) -> Result<Vec<String>, KitError> {
-        let row = self
+    /// The sessions a worker is waiting on, by name: what any of its sessions waits on, apart
+    /// from its own sessions (a worker that waits on itself is stuck, not waiting). The pool's
+    /// session comes first. `pg_blocking_pids` is the server's own answer to "who holds the
+    /// lock I want", so this never guesses from timing.
+    async fn blocking(&self, name: &str, backends: &Backends) -> Result<Vec<String>, KitError> {
+        let rows = self
             .observer
-            .query_one("SELECT pg_blocking_pids($1)", &[&pid])
+            .query(
+                &format!(
+                    "SELECT pid, pg_blocking_pids(pid) FROM pg_stat_activity \
+                      WHERE {THE_WORKERS} ORDER BY pid <> $1, pid"
+                ),
+                &[&backends.pid, &backends.application_name],
+            )
             .await
             .map_err(KitError::observer(format!("watching {name}")))?;
-        let pids: Vec<i32> = row.get(0);
+        let own: Vec<i32> = rows.iter().map(|row| row.get(0)).collect();
+        let mut pids: Vec<i32> = Vec::new();
+        for row in &rows {
+            for pid in row.get::<_, Vec<i32>>(1) {
+                if !own.contains(&pid) && !pids.contains(&pid) {
+                    pids.push(pid);
+                }
+            }
+        }
         let mut on = Vec::new();
         for (known_pid, known_name) in &self.names {
             if pids.contains(known_pid) && !on.contains(known_name) {
                 on.push(known_name.clone());
             }
         }
-        for pid in pids {
-            if !self.names.iter().any(|(known, _)| *known == pid) {
-                on.push(format!("pid {pid}, a session outside this test"));
+        let unknown: Vec<i32> = (pids.iter().copied())
+            .filter(|pid| !self.names.iter().any(|(known, _)| known == pid))
+            .collect();
+        if !unknown.is_empty() {
+            // Another worker's own connection (its pool's application name is the worker's
+            // name), or a session this test never opened.
+            let named = self
+                .observer
+                .query(
+                    "SELECT pid, application_name FROM pg_stat_activity WHERE pid = ANY($1)",
+                    &[&unknown],
+                )
+                .await
+                .map_err(KitError::observer(format!("watching {name}")))?;
+            for pid in unknown {
+                let worker = (named.iter())
+                    .find(|row| row.get::<_, i32>(0) == pid)
+                    .map(|row| row.get::<_, String>(1))
+                    .filter(|app| self.names.iter().any(|(_, known)| known == app));
+                match worker {
+                    Some(worker) if !on.contains(&worker) => on.push(worker),
+                    Some(_) => {}
+                    None => on.push(format!("pid {pid}, a session outside this test")),
+                }
             }
         }
         Ok(on)

@@ -236,7 +236,7 @@ impl Interleaving {
                     shown_as,
                     run,
                 } => {
-                    let pool = db.pool(1).await?;
+                    let pool = db.pool_named(1, &worker).await?;
                     let started = self.start(&worker, &pool, shown_as, run).await?;
                     pools.push((worker.clone(), pool));
                     if started.was_waiting() {
