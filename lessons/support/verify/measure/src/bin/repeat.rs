@@ -1,5 +1,7 @@
-//! `cargo repeat <lesson> [--runs K]`: runs a lesson's race and fault tests K times (default
-//! 200) against the shipped exercise and the solution, and counts. A race test is only worth
+//! `cargo repeat <lesson> [--runs K] [--only TEXT]…`: runs a lesson's race and fault tests K
+//! times (default 200) against the shipped exercise and the solution, and counts; with `--only`,
+//! just the tests whose names contain one of the TEXTs (after a change to the observer, say,
+//! which the barrier tests never use). A race test is only worth
 //! having if it catches the exercise every time and passes the solution every time.
 
 use std::process::ExitCode;
@@ -9,11 +11,12 @@ use indicatif::{ProgressBar, ProgressStyle};
 use verify::Lesson;
 use verify::probe::{Probe, Side, Verdict};
 
-const USAGE: &str = "usage: cargo repeat <lesson> [--runs K]   e.g. cargo repeat 02 --runs 200";
+const USAGE: &str = "usage: cargo repeat <lesson> [--runs K] [--only TEXT]...   \
+                     e.g. cargo repeat 02 --runs 200, cargo repeat 08 --only forced --only fault";
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> ExitCode {
-    let (lesson, runs) = match parse(std::env::args().skip(1)) {
+    let (lesson, runs, only) = match parse(std::env::args().skip(1)) {
         Ok(parsed) => parsed,
         Err(message) => {
             eprintln!("{message}\n{USAGE}");
@@ -27,7 +30,11 @@ async fn main() -> ExitCode {
     );
     println!("{:<40} {:<30} solution", "", "exercise");
     let mut all_good = true;
-    for probe in (lesson.probes)() {
+    let chosen = |name: &str| only.is_empty() || only.iter().any(|text| name.contains(text));
+    for probe in (lesson.probes)()
+        .into_iter()
+        .filter(|probe| chosen(&probe.name))
+    {
         let bar = progress_bar(&probe.name, runs);
         let caught = count_caught(&probe, runs, &bar).await;
         let (passed, first_failure) = count_passed(&probe, runs, &bar).await;
@@ -137,10 +144,13 @@ async fn count_passed(probe: &Probe, runs: usize, bar: &ProgressBar) -> (usize, 
     (passed, first_failure)
 }
 
-fn parse(mut args: impl Iterator<Item = String>) -> Result<(&'static Lesson, usize), String> {
+fn parse(
+    mut args: impl Iterator<Item = String>,
+) -> Result<(&'static Lesson, usize, Vec<String>), String> {
     let name = args.next().ok_or("which lesson?")?;
     let lesson = Lesson::find(&name)?;
     let mut runs = 200;
+    let mut only = Vec::new();
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--runs" => {
@@ -149,8 +159,9 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<(&'static Lesson, usi
                     format!("--runs takes a whole number of at least 1, not {value:?}")
                 })?;
             }
+            "--only" => only.push(args.next().ok_or("--only needs a part of a test's name")?),
             other => return Err(format!("unexpected argument {other:?}")),
         }
     }
-    Ok((lesson, runs))
+    Ok((lesson, runs, only))
 }
