@@ -24,25 +24,15 @@ pub async fn relay_crashes_between_publish_and_mark<H: Handler>(
         "a relay published two outbox rows and died before it had recorded sending them; \
          another relay took over, and the consumer handled every message (a scripted crash)",
     );
-    let (db, world) = prepare(&subject, during).await?;
-    (world.produce(&orders(2)).await).map_err(Violation::setup(during))?;
-    let script = Script::new(&subject.handler, shown)
-        .sql("holder", "lock", LOCK_THE_RELAYS_WRITES)
-        .sql("holder", "commit", "COMMIT")
-        .deliver("relay-1", "relay", Step::Relay(Relay::new(MAX)))
-        .kill("crash", "relay-1")
-        .deliver("relay-2", "again", Step::Relay(Relay::new(MAX)));
-    // ANCHOR_END: relay_crash
-    play_then_drain(
-        &subject,
-        (&db, &world),
-        script,
-        "lock relay crash commit again",
+    relay_killed(
+        subject,
         during,
+        LOCK_THE_RELAYS_WRITES,
         "relay_crashes_between_publish_and_mark",
     )
     .await
 }
+// ANCHOR_END: relay_crash
 
 /// The holder's lock on the broker: a relay stops inside its publish.
 const LOCK_THE_BROKER: &str = "BEGIN; LOCK TABLE broker.messages IN SHARE MODE";
@@ -60,25 +50,43 @@ pub async fn relay_dies_while_it_publishes<H: Handler>(
          had it; another relay took over, and the consumer handled every message (a scripted \
          crash)",
     );
+    relay_killed(
+        subject,
+        during,
+        LOCK_THE_BROKER,
+        "relay_dies_while_it_publishes",
+    )
+    .await
+}
+
+/// Two orders in the outbox; the holder takes `lock`, and a relay runs until it stops on it;
+/// the relay is killed there, the holder lets go, another relay takes over, and the consumer
+/// handles every message the broker holds. Each order must ship once.
+async fn relay_killed<H: Handler>(
+    subject: Subject<H>,
+    during: Delivery,
+    lock: &str,
+    name: &str,
+) -> Result<(), Violation> {
     let (db, world) = prepare(&subject, during).await?;
     (world.produce(&orders(2)).await).map_err(Violation::setup(during))?;
     let script = Script::new(&subject.handler, shown)
-        .sql("holder", "lock", LOCK_THE_BROKER)
+        .sql("holder", "lock", lock)
         .sql("holder", "commit", "COMMIT")
         .deliver("relay-1", "relay", Step::Relay(Relay::new(MAX)))
         .kill("crash", "relay-1")
         .deliver("relay-2", "again", Step::Relay(Relay::new(MAX)));
-    // ANCHOR_END: relay_dies_publishing
     play_then_drain(
         &subject,
         (&db, &world),
         script,
         "lock relay crash commit again",
         during,
-        "relay_dies_while_it_publishes",
+        name,
     )
     .await
 }
+// ANCHOR_END: relay_dies_publishing
 
 // ANCHOR: consumer_death
 /// The consumer's own crash window: it takes a message and dies as it ships, and the broker
