@@ -20,11 +20,8 @@ use crate::{KitError, Schema, server};
 /// lock that serialises template builds when several test processes share one server.
 const TEMPLATE_BUILD_LOCK: i64 = 0x1de9_0be4_7001;
 
-/// See [`TestDatabase::pool`]. A correct handler never waits for a connection (each worker has
-/// one of its own, idle when it asks), so this only bounds how long a wrong one, that asks for a
-/// second, takes to fail: the catalogue's wrong fixes that do spent most of the checks' time
-/// waiting on it at 2 s.
-const POOL_ACQUIRE_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(500);
+/// See [`TestDatabase::pool`].
+const POOL_ACQUIRE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
 
 pub struct TestDatabase {
     name: String,
@@ -109,7 +106,7 @@ impl TestDatabase {
             .max_connections(connections)
             // Every scenario gives each worker a connection of its own, so waiting for one only
             // happens when a handler holding a transaction asks the pool for a second
-            // connection. That never resolves; say so at once, not after sqlx's default 30 s.
+            // connection. That never resolves; say so in seconds, not after sqlx's default 30.
             .acquire_timeout(POOL_ACQUIRE_TIMEOUT)
             .connect_with(options)
             .await
