@@ -134,8 +134,13 @@ async fn count_passed(probe: &Probe, runs: usize, bar: &ProgressBar) -> (usize, 
     for done in 1..=runs {
         match probe.run(Side::Solution).await {
             Verdict::Passed => passed += 1,
-            Verdict::Caught { .. } | Verdict::Other(_) => {
-                first_failure.get_or_insert("solution: failed".to_string());
+            Verdict::Caught { round } => {
+                first_failure.get_or_insert(format!(
+                    "solution: failed for the lesson's reason, in round {round}"
+                ));
+            }
+            Verdict::Other(why) => {
+                first_failure.get_or_insert(format!("solution: {why}"));
             }
         }
         bar.set_message(format!("solution passed {passed}/{done}"));
