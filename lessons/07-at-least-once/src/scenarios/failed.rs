@@ -1,6 +1,6 @@
 use kit::{Fault, Script};
 
-use super::{GROUP, MAX, catch_up, order_ids, prepare, shown, verdict};
+use super::{GROUP, MAX, catch_up_then_verdict, order_ids, prepare, shown};
 use crate::log::{AMOUNT_CENTS, Verdict};
 use crate::{Delivery, Handler, Poll, Subject, Violation};
 
@@ -72,15 +72,14 @@ async fn failed_then_restarted<H: Handler>(
     let (kept, hidden) = ran.apart_from_cancelled("worker-1");
     let mut polls: Vec<_> = kept.into_iter().map(|(_, outcome)| outcome).collect();
     polls.extend(hidden.map(Ok));
-    let pool = db.pool(1).await.map_err(Violation::setup(during))?;
-    polls.extend(catch_up(&subject, &pool, MAX).await.0);
-    let trace = verdict(
-        &log,
-        &orders,
-        &appended,
-        &polls,
+    let trace = catch_up_then_verdict(
+        &subject,
+        (&db, &log),
+        (&orders, &appended),
+        polls,
+        MAX,
         during,
-        Some(&mut interleaving),
+        &mut interleaving,
     )
     .await?;
     if let Some(trace) = trace {

@@ -1,6 +1,6 @@
 use kit::Script;
 
-use super::{GROUP, order_ids, prepare, shown, verdict};
+use super::{GROUP, catch_up_then_verdict, order_ids, prepare, shown};
 use crate::log::{AMOUNT_CENTS, Verdict};
 use crate::{Delivery, Handler, Poll, Subject, Violation};
 
@@ -43,21 +43,19 @@ pub async fn a_second_consumer_waits_its_turn<H: Handler>(
         during,
     )
     .await?;
-    let polls: Vec<_> = ran
+    let polls = ran
         .outcomes
         .into_iter()
         .map(|(_, outcome)| outcome)
         .collect();
-    let pool = db.pool(1).await.map_err(Violation::setup(during))?;
-    let mut all = polls;
-    all.extend(super::catch_up(&subject, &pool, 2).await.0);
-    let trace = verdict(
-        &log,
-        &orders,
-        &appended,
-        &all,
+    let trace = catch_up_then_verdict(
+        &subject,
+        (&db, &log),
+        (&orders, &appended),
+        polls,
+        2,
         during,
-        Some(&mut interleaving),
+        &mut interleaving,
     )
     .await?;
     if let Some(trace) = trace {

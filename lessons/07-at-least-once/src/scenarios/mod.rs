@@ -81,6 +81,22 @@ async fn catch_up<H: Handler>(
     (polls, false)
 }
 
+/// After a script: a restarted consumer catches up, `max` events a poll, on a connection of its
+/// own, and the verdict judges the script's polls and its own, with the script's trace.
+async fn catch_up_then_verdict<H: Handler>(
+    subject: &Subject<H>,
+    (db, log): (&TestDatabase, &Log),
+    (orders, appended): (&[String], &[Verdict]),
+    mut polls: Vec<Result<Polled, sqlx::Error>>,
+    max: i64,
+    during: Delivery,
+    interleaving: &mut kit::Interleaving,
+) -> Result<Option<Trace>, Violation> {
+    let pool = db.pool(1).await.map_err(Violation::setup(during))?;
+    polls.extend(catch_up(subject, &pool, max).await.0);
+    verdict(log, orders, appended, &polls, during, Some(interleaving)).await
+}
+
 /// Reads what the consumer left, notes it in the trace when there is one, and judges it; returns
 /// the trace, for a scripted scenario that passed to offer.
 async fn verdict(

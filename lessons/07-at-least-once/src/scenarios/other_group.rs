@@ -1,6 +1,6 @@
 use kit::Script;
 
-use super::{GROUP, MAX, NEIGHBOUR, catch_up, order_ids, prepare, shown, verdict};
+use super::{GROUP, MAX, NEIGHBOUR, catch_up_then_verdict, order_ids, prepare, shown};
 use crate::log::{AMOUNT_CENTS, Verdict};
 use crate::{Delivery, Handler, Poll, Subject, Violation, ViolationKind};
 
@@ -41,20 +41,19 @@ pub async fn another_group_is_not_held_up<H: Handler>(
     )
     .await?;
     let waited = ran.waited("worker-1");
-    let mut polls: Vec<_> = ran
+    let polls = ran
         .outcomes
         .into_iter()
         .map(|(_, outcome)| outcome)
         .collect();
-    let pool = db.pool(1).await.map_err(Violation::setup(during))?;
-    polls.extend(catch_up(&subject, &pool, MAX).await.0);
-    let trace = verdict(
-        &log,
-        &orders,
-        &appended,
-        &polls,
+    let trace = catch_up_then_verdict(
+        &subject,
+        (&db, &log),
+        (&orders, &appended),
+        polls,
+        MAX,
         during,
-        Some(&mut interleaving),
+        &mut interleaving,
     )
     .await?;
     if waited {
