@@ -1,33 +1,41 @@
 //! `cargo workbook reset` restores the copy of the exercises compiled into the runner
 //! (lessons/support/runner/shipped). On a pristine checkout it must equal exercises/ exactly.
+//! `WORKBOOK_BLESS=1 cargo test -p workbook-runner --test shipped` writes the copy from
+//! exercises/: how a maintainer makes it, for a new lesson or a changed exercise.
 
 use std::path::{Path, PathBuf};
+
+/// What `reset` restores of an exercise: its code and its migrations, not its `Cargo.toml`
+/// (which a student has no reason to edit) nor anything a build leaves behind.
+const RESTORED: [&str; 2] = ["src", "migrations"];
 
 #[test]
 fn the_runner_s_copy_of_the_exercises_is_the_shipped_one() -> Result<(), String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
     let copy = root.join("lessons/support/runner/shipped");
+    let bless = std::env::var_os("WORKBOOK_BLESS").is_some();
     let mut differing = Vec::new();
-    for lesson in std::fs::read_dir(&copy)
-        .map_err(|e| e.to_string())?
-        .flatten()
-    {
-        let folder = lesson.file_name();
-        let exercise = root.join("exercises").join(&folder);
-        for dir in ["src", "migrations"] {
-            let mut files = files_under(&lesson.path().join(dir));
+    for folder in folders(&root.join("exercises"))?.union(&folders(&copy)?) {
+        let (exercise, shipped) = (root.join("exercises").join(folder), copy.join(folder));
+        for dir in RESTORED {
+            let mut files = files_under(&shipped.join(dir));
             files.extend(files_under(&exercise.join(dir)));
             files.sort();
             files.dedup();
             for file in files {
-                let ours = std::fs::read(lesson.path().join(dir).join(&file)).ok();
-                let theirs = std::fs::read(exercise.join(dir).join(&file)).ok();
-                if ours != theirs {
-                    differing.push(format!(
-                        "{}/{dir}/{}",
-                        folder.to_string_lossy(),
-                        file.display()
-                    ));
+                let (theirs, ours) = (
+                    exercise.join(dir).join(&file),
+                    shipped.join(dir).join(&file),
+                );
+                let wanted = std::fs::read(&theirs).ok();
+                if std::fs::read(&ours).ok() == wanted {
+                    continue;
+                }
+                if bless {
+                    write(&ours, wanted.as_deref())
+                        .map_err(|e| format!("{}: {e}", ours.display()))?;
+                } else {
+                    differing.push(format!("{folder}/{dir}/{}", file.display()));
                 }
             }
         }
@@ -38,9 +46,36 @@ fn the_runner_s_copy_of_the_exercises_is_the_shipped_one() -> Result<(), String>
     Err(format!(
         "exercises/ and lessons/support/runner/shipped/ differ: {}.\nIf you are a student who edited an \
          exercise, that is expected: `cargo workbook reset NN` restores it. If you are changing \
-         an exercise as a maintainer, copy it to lessons/support/runner/shipped/ too.",
+         an exercise as a maintainer, run `WORKBOOK_BLESS=1 cargo test -p workbook-runner --test \
+         shipped` to copy it, and review the diff.",
         differing.join(", ")
     ))
+}
+
+/// The folders directly under `dir` (a missing `dir` has none).
+fn folders(dir: &Path) -> Result<std::collections::BTreeSet<String>, String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(Default::default());
+    };
+    let mut names = std::collections::BTreeSet::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
+        if entry.path().is_dir() {
+            names.insert(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
+    Ok(names)
+}
+
+/// Makes `path` hold `contents`, or removes it when the exercise has no such file.
+fn write(path: &Path, contents: Option<&[u8]>) -> std::io::Result<()> {
+    match contents {
+        Some(contents) => {
+            std::fs::create_dir_all(path.parent().expect("a file inside a folder"))?;
+            std::fs::write(path, contents)
+        }
+        None => std::fs::remove_file(path),
+    }
 }
 
 fn files_under(dir: &Path) -> Vec<PathBuf> {
