@@ -7,27 +7,9 @@ pub mod citations;
 pub mod diagram;
 #[cfg(test)]
 pub mod intended;
-// Each lesson's intended-failure checks live in the lesson's own folder.
-#[path = "../../../01-check-then-act/checks.rs"]
-pub mod lesson_01;
-#[path = "../../../02-on-conflict/checks.rs"]
-pub mod lesson_02;
-#[path = "../../../03-one-transaction/checks.rs"]
-pub mod lesson_03;
-#[path = "../../../04-for-update/checks.rs"]
-pub mod lesson_04;
-#[path = "../../../05-outbox/checks.rs"]
-pub mod lesson_05;
-#[path = "../../../06-deterministic-ids/checks.rs"]
-pub mod lesson_06;
-#[path = "../../../07-at-least-once/checks.rs"]
-pub mod lesson_07;
-#[path = "../../../08-outbox-relay/checks.rs"]
-pub mod lesson_08;
-#[path = "../../../09-retention/checks.rs"]
-pub mod lesson_09;
-#[path = "../../../10-compensation/checks.rs"]
-pub mod lesson_10;
+// Each lesson's intended-failure checks live in the lesson's own folder, as `checks.rs`;
+// build.rs declares one module per file (`lesson_NN`) and lists them in `LESSONS`.
+include!(concat!(env!("OUT_DIR"), "/lessons.rs"));
 pub mod probe;
 pub mod saga;
 pub mod wrong_fix;
@@ -60,19 +42,6 @@ pub struct Lesson {
     /// The lesson's race and fault tests, as `cargo repeat` runs them.
     pub probes: fn() -> Vec<probe::Probe>,
 }
-
-pub const LESSONS: &[Lesson] = &[
-    lesson_01::LESSON,
-    lesson_02::LESSON,
-    lesson_03::LESSON,
-    lesson_04::LESSON,
-    lesson_05::LESSON,
-    lesson_06::LESSON,
-    lesson_07::LESSON,
-    lesson_08::LESSON,
-    lesson_09::LESSON,
-    lesson_10::LESSON,
-];
 
 impl Lesson {
     /// Accepts what the catalog accepts: `01`, `1`, the key or the folder name.
