@@ -47,9 +47,12 @@ pub enum ViolationKind {
     ErrorHidden { outcome: crate::Outcome },
     /// A delivery that credited nothing left the event recorded as applied.
     RecordedWithoutEffect,
-    /// A delivery whose statement was cancelled (57014) reported an outcome instead of the
-    /// error, although its transaction rolled back.
-    FailureHidden { outcome: crate::Outcome },
+    /// A delivery whose statement was cancelled (57014), or whose session was terminated,
+    /// reported an outcome instead of the error, although its transaction rolled back.
+    FailureHidden {
+        outcome: crate::Outcome,
+        fault: kit::Fault,
+    },
     /// A duplicate's wait on the first delivery's uncommitted record ended in an error of its
     /// own (57014), not in a unique violation, and the handler reported an outcome: the first
     /// delivery then rolled back, so nobody applied the event.
@@ -293,13 +296,13 @@ impl Explain<Delivery> for ViolationKind {
                  it.\n{}",
                 see("Why the if-statement cannot work")
             ),
-            ViolationKind::FailureHidden { outcome } => write!(
+            ViolationKind::FailureHidden { outcome, fault } => write!(
                 f,
-                "the event {during}; the first delivery's statement was cancelled (SQLSTATE \
-                 57014) and its transaction rolled back, so nothing of it was kept, yet the \
-                 handler reported {outcome:?}. A sender stops redelivering on such a report: \
-                 had this redelivery not been scripted, the credit would be lost. Only a \
-                 duplicate means \"already applied\"; every other error stays an error.\n{}",
+                "the event {during}; the first delivery's {} and its transaction rolled back, \
+                 so nothing of it was kept, yet the handler reported {outcome:?}. A sender \
+                 stops redelivering on such a report: had this redelivery not been scripted, \
+                 the credit would be lost. Only a duplicate means \"already applied\"; every other error stays an error.\n{}",
+                fault.what_it_did(),
                 see("Losing cleanly")
             ),
             ViolationKind::WaitEndedTakenForADuplicate { outcome } => write!(

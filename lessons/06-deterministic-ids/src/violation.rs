@@ -41,9 +41,9 @@ pub enum ViolationKind {
     HandlerFailed { error: String, cause: FailureCause },
     /// The payment was taken and announced, but no delivery reported `Applied`.
     NoDeliveryReportedApplied,
-    /// A delivery whose statement was cancelled (57014) reported an outcome instead of the
-    /// error, although its transaction rolled back.
-    FailureHidden { outcome: Outcome },
+    /// A delivery whose statement was cancelled (57014), or whose session was terminated,
+    /// reported an outcome instead of the error, although its transaction rolled back.
+    FailureHidden { outcome: Outcome, fault: kit::Fault },
     /// A delivery for another order waited while one order's payment was being recorded.
     WaitedOnAnotherOrder,
     /// A delivery returned, and its session still held a lock or an open transaction.
@@ -201,14 +201,14 @@ impl Explain<Delivery> for ViolationKind {
                  announcement\", which one of them did.\n{}",
                 see("The record decides what to announce")
             ),
-            ViolationKind::FailureHidden { outcome } => write!(
+            ViolationKind::FailureHidden { outcome, fault } => write!(
                 f,
-                "the first delivery's statement was cancelled (SQLSTATE 57014) and its \
-                 transaction rolled back, so nothing of its announcement was kept, yet the \
-                 handler reported {outcome:?}. A broker stops redelivering on such a report: \
+                "the first delivery's {} and its transaction rolled back, so nothing of its \
+                 announcement was kept, yet the handler reported {outcome:?}. A broker stops redelivering on such a report: \
                  had this redelivery not been scripted, the saga would never hear of the \
                  payment. Only a duplicate means \"already applied\"; every other error stays \
                  an error.\n{}",
+                fault.what_it_did(),
                 see("A call no transaction can take back")
             ),
             ViolationKind::WaitedOnAnotherOrder => write!(

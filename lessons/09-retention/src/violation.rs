@@ -51,8 +51,9 @@ pub enum ViolationKind {
     PruneWaited { on: String },
     /// The prune returned an error.
     PruneFailed { error: String, cause: FailureCause },
-    /// The prune reported an outcome although its statement was cancelled (57014).
-    FailureHidden { reported: Pruned },
+    /// The prune reported an outcome although its statement was cancelled (57014) or its
+    /// session terminated.
+    FailureHidden { reported: Pruned, fault: kit::Fault },
     /// The given handler failed on the student's table.
     DeliveryFailed { error: String },
     /// A prune or delivery returned, and its session still held a lock or an open transaction.
@@ -212,11 +213,11 @@ impl Explain<Delivery> for ViolationKind {
                 };
                 write!(f, "{why}\n{}", see("A prune that fails must say so"))
             }
-            ViolationKind::FailureHidden { reported } => write!(
+            ViolationKind::FailureHidden { reported, fault } => write!(
                 f,
-                "the prune's statement was cancelled (SQLSTATE 57014), yet it reported \
-                 {reported:?}. A scheduler that reads that as success never retries it, and \
-                 no one learns that the table has stopped shrinking.\n{}",
+                "the prune's {}, yet it reported {reported:?}. A scheduler that reads that as \
+                 success never retries it, and no one learns that the table has stopped shrinking.\n{}",
+                fault.what_it_did(),
                 see("A prune that fails must say so")
             ),
             ViolationKind::DeliveryFailed { error } => write!(

@@ -55,9 +55,9 @@ pub enum ViolationKind {
     RefusedByAKey { errors: usize, example: String },
     /// A delivery failed with something other than a unique violation.
     HandlerFailed { error: String, cause: FailureCause },
-    /// A delivery whose statement was cancelled (57014) reported an outcome instead of the
-    /// error, although its transaction rolled back.
-    FailureHidden { outcome: Outcome },
+    /// A delivery whose statement was cancelled (57014), or whose session was terminated,
+    /// reported an outcome instead of the error, although its transaction rolled back.
+    FailureHidden { outcome: Outcome, fault: kit::Fault },
     /// A delivery for another order waited while one order's reservation was locked.
     WaitedOnAnotherOrder,
     /// A release that reached the inventory before the order's reservation had committed
@@ -304,13 +304,13 @@ impl Explain<Delivery> for ViolationKind {
                  Released says units went back on the shelf, and none did.\n{}",
                 see("The compensation that overtakes the action")
             ),
-            ViolationKind::FailureHidden { outcome } => write!(
+            ViolationKind::FailureHidden { outcome, fault } => write!(
                 f,
-                "the first delivery's statement was cancelled (SQLSTATE 57014) and its \
-                 transaction rolled back, so nothing of its release was kept, yet the handler \
-                 reported {outcome:?}. A broker stops redelivering on such a report: had this \
+                "the first delivery's {} and its transaction rolled back, so nothing of its \
+                 release was kept, yet the handler reported {outcome:?}. A broker stops redelivering on such a report: had this \
                  redelivery not been scripted, the reservation would have stayed held for \
                  good. A failed compensation must say it failed, so that it is tried again.\n{}",
+                fault.what_it_did(),
                 see("The announcement commits with the release")
             ),
             ViolationKind::WaitedOnAnotherOrder => write!(

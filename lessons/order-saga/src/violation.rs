@@ -61,9 +61,9 @@ pub enum ViolationKind {
     ErrorHidden { outcome: Outcome },
     /// An event that changed nothing (its order does not exist) was recorded as handled.
     RecordedWithoutEffect,
-    /// A delivery whose statement was cancelled (57014) reported an outcome instead of the
-    /// error, although its transaction rolled back and nothing of it was kept.
-    FailureHidden { outcome: Outcome },
+    /// A delivery whose statement was cancelled (57014), or whose session was terminated,
+    /// reported an outcome instead of the error, although its transaction rolled back and nothing of it was kept.
+    FailureHidden { outcome: Outcome, fault: kit::Fault },
     /// A delivery returned, and its session still held a lock or an open transaction.
     LeftBehind { detail: String },
     /// A delivery for another order waited while one order's row was locked.
@@ -324,14 +324,14 @@ impl Explain<Delivery> for ViolationKind {
                  record committed although the change failed.\n{}",
                 see("03", "Recorded without effect")
             ),
-            ViolationKind::FailureHidden { outcome } => write!(
+            ViolationKind::FailureHidden { outcome, fault } => write!(
                 f,
-                "the first delivery's statement was cancelled (SQLSTATE 57014) and its \
-                 transaction rolled back, so nothing of it was kept; yet the handler reported \
-                 {outcome:?}. A consumer acknowledges an event on such a report, and the broker \
+                "the first delivery's {} and its transaction rolled back, so nothing of it was \
+                 kept; yet the handler reported {outcome:?}. A consumer acknowledges an event on such a report, and the broker \
                  never delivers it again: had this redelivery not been scripted, the event \
                  would be lost. Only a duplicate means \"already handled\"; any other error \
                  must reach the caller.\n{}",
+                fault.what_it_did(),
                 see("03", "What a failed delivery leaves behind")
             ),
             ViolationKind::LeftBehind { detail } => {

@@ -45,7 +45,7 @@ async fn failed_then_redelivered<H: Handler>(
         during,
     )
     .await?;
-    let (kept, hidden) = ran.apart_from_cancelled("worker-1");
+    let (kept, hidden) = ran.apart_from_failed("worker-1");
     let outcomes: Vec<_> = kept.into_iter().map(|(_, outcome)| outcome).collect();
 
     let observed = observe_into(&mut interleaving, &ledger, &event, during).await?;
@@ -57,7 +57,7 @@ async fn failed_then_redelivered<H: Handler>(
     };
     judge(observed, &outcomes).map_err(violation)?;
     if let Some(outcome) = hidden {
-        return Err(violation(ViolationKind::FailureHidden { outcome }));
+        return Err(violation(ViolationKind::FailureHidden { outcome, fault }));
     }
     kit::passing_trace(
         match fault {

@@ -1,4 +1,4 @@
-use kit::Script;
+use kit::{Fault, Script};
 
 use super::forced::{LOCK_ACCOUNT_ROW, shown};
 use super::{credit_event, observe_into, with_account};
@@ -38,7 +38,7 @@ pub async fn duplicate_gives_up_then_first_rolls_back<H: Handler>(
     )
     .await?;
     // ANCHOR_END: gave_up
-    let (kept, hidden) = ran.apart_from_every_cancelled(&["worker-1", "worker-2"]);
+    let (kept, hidden) = ran.apart_from_every_failed(&["worker-1", "worker-2"]);
     let outcomes: Vec<_> = kept.into_iter().map(|(_, outcome)| outcome).collect();
 
     let observed = observe_into(&mut interleaving, &ledger, &event, during).await?;
@@ -54,7 +54,10 @@ pub async fn duplicate_gives_up_then_first_rolls_back<H: Handler>(
         return Err(violation(if worker == "worker-2" {
             ViolationKind::WaitEndedTakenForADuplicate { outcome }
         } else {
-            ViolationKind::FailureHidden { outcome }
+            ViolationKind::FailureHidden {
+                outcome,
+                fault: Fault::Cancelled,
+            }
         }));
     }
     judge(observed, &outcomes).map_err(violation)?;

@@ -68,8 +68,9 @@ async fn failed_then_restarted<H: Handler>(
         during,
     )
     .await?;
-    // A cancelled poll that reports success instead of its error is judged by what it left.
-    let (kept, hidden) = ran.apart_from_cancelled("worker-1");
+    // A cancelled or killed poll that reports success instead of its error is judged by what it
+    // left.
+    let (kept, hidden) = ran.apart_from_failed("worker-1");
     let mut polls: Vec<_> = kept.into_iter().map(|(_, outcome)| outcome).collect();
     polls.extend(hidden.map(Ok));
     let trace = catch_up_then_verdict(

@@ -38,8 +38,8 @@ pub async fn a_prune_that_fails_while_it_waits_is_run_again<H: Handler>(
     // ANCHOR_END: failed
     let permutation = "other-batch prune fail rollback again";
     let trace = beside_a_backlog(&subject, script, permutation, during, |ran| {
-        match ran.apart_from_cancelled("prune-1") {
-            (_, Some(reported)) => Err(ViolationKind::FailureHidden { reported }),
+        match ran.apart_from_failed("prune-1") {
+            (_, Some(reported)) => Err(ViolationKind::FailureHidden { reported, fault }),
             (prunes, None) => Ok(prunes),
         }
     })

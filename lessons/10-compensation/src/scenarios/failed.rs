@@ -60,14 +60,14 @@ async fn failed_then_redelivered<H: Handler>(
         during,
     )
     .await?;
-    let (kept, hidden) = ran.apart_from_cancelled("worker-1");
+    let (kept, hidden) = ran.apart_from_failed("worker-1");
     let outcomes: Vec<_> = kept.into_iter().map(|(_, outcome)| outcome).collect();
     let observed = observe(&inventory, "ord-1", during, Some(&mut interleaving)).await?;
     let trace = interleaving.trace().clone();
     verdict(&observed, &outcomes, during, Some(&trace))?;
     if let Some(outcome) = hidden {
         return Err(Violation {
-            kind: ViolationKind::FailureHidden { outcome },
+            kind: ViolationKind::FailureHidden { outcome, fault },
             during,
             trace: Some(trace),
         });

@@ -29,7 +29,7 @@ pub async fn cancelled_delivery_then_redelivery<H: Handler>(
     let permutation = "lock first timeout commit again";
     // ANCHOR_END: cancelled_then_redelivered
     let (mut interleaving, ran) = kit::play(&db, script, permutation, describe, during).await?;
-    let (kept, hidden) = ran.apart_from_cancelled("worker-1");
+    let (kept, hidden) = ran.apart_from_failed("worker-1");
     let delivered: Vec<_> = (kept.into_iter())
         .map(|(_, outcome)| (event.clone(), outcome))
         .collect();
@@ -49,7 +49,10 @@ pub async fn cancelled_delivery_then_redelivery<H: Handler>(
     )?;
     if let Some(outcome) = hidden {
         return Err(Violation {
-            kind: ViolationKind::FailureHidden { outcome },
+            kind: ViolationKind::FailureHidden {
+                outcome,
+                fault: kit::Fault::Cancelled,
+            },
             during,
             trace: Some(trace),
         });

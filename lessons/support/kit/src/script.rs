@@ -50,12 +50,15 @@ pub struct Script<E, H: Handler<E>> {
 }
 
 /// What a played script leaves: each delivery's result (in the order they started, except that
-/// a cancelled delivery's comes at its cancel step; a killed delivery has none), and which
-/// deliveries were seen waiting when they started.
+/// a cancelled delivery's comes at its cancel step; a killed delivery's is kept apart), and
+/// which deliveries were seen waiting when they started.
 pub struct Ran<T> {
     pub outcomes: Outcomes<T>,
     waited: Vec<String>,
-    killed: Vec<String>,
+    /// What each killed delivery returned once its session was gone: nobody hears it when the
+    /// process died, but when only the connection was lost the handler reports on, and its
+    /// sender believes what it says.
+    killed: Outcomes<T>,
     cancelled: Vec<String>,
 }
 
@@ -68,7 +71,7 @@ impl<T> Ran<T> {
     /// Whether `worker` was killed (a kill step of a worker that had already finished kills
     /// nothing, and its result is kept).
     pub fn killed(&self, worker: &str) -> bool {
-        self.killed.iter().any(|w| w == worker)
+        self.killed.iter().any(|(w, _)| w == worker)
     }
 
     /// Whether `worker`'s delivery ended with its cancelled statement (rather than catching
@@ -89,25 +92,37 @@ pub enum Fault {
     Cancelled,
 }
 
+impl Fault {
+    /// What the fault did to a delivery, worded to follow "the first delivery's" in a message.
+    pub fn what_it_did(self) -> &'static str {
+        match self {
+            Fault::Cancelled => "statement was cancelled (SQLSTATE 57014)",
+            Fault::Killed => {
+                "session was terminated (its connection lost, as when its process dies)"
+            }
+        }
+    }
+}
+
 /// Each delivery's result, by the worker that made it.
 pub type Outcomes<T> = Vec<(String, T)>;
 
 impl<T, X> Ran<Result<T, X>> {
-    /// Every delivery's result but `worker`'s, when the script cancelled `worker`'s statement:
-    /// that error is the scenario's doing, and right. The second part is what a cancelled
-    /// `worker` reported instead of its error, if it did: a delivery whose transaction was
+    /// Every delivery's result but `worker`'s, when the script cancelled `worker`'s statement or
+    /// killed its session: that error is the scenario's doing, and right. The second part is
+    /// what `worker` reported instead of an error, if it did: a delivery whose transaction was
     /// rolled back must fail, and one that reports success hides its failure from the sender.
-    pub fn apart_from_cancelled(self, worker: &str) -> (Outcomes<Result<T, X>>, Option<T>) {
-        let (kept, hidden) = self.apart_from_every_cancelled(&[worker]);
+    pub fn apart_from_failed(self, worker: &str) -> (Outcomes<Result<T, X>>, Option<T>) {
+        let (kept, hidden) = self.apart_from_every_failed(&[worker]);
         (
             kept,
             hidden.into_iter().next().map(|(_, reported)| reported),
         )
     }
 
-    /// The same for several cancelled workers: every other delivery's result, and what each
-    /// cancelled one among `workers` reported instead of its error, by worker.
-    pub fn apart_from_every_cancelled(
+    /// The same for several workers: every other delivery's result, and what each cancelled or
+    /// killed one among `workers` reported instead of its error, by worker.
+    pub fn apart_from_every_failed(
         self,
         workers: &[&str],
     ) -> (Outcomes<Result<T, X>>, Outcomes<T>) {
@@ -123,6 +138,12 @@ impl<T, X> Ran<Result<T, X>> {
                 Err(_) if cancelled.contains(&name) => {}
                 Ok(reported) if cancelled.contains(&name) => hidden.push((name, reported)),
                 outcome => kept.push((name, outcome)),
+            }
+        }
+        for (name, outcome) in self.killed {
+            match outcome {
+                Ok(reported) if workers.contains(&name.as_str()) => hidden.push((name, reported)),
+                _ => {}
             }
         }
         (kept, hidden)
@@ -257,10 +278,8 @@ impl Interleaving {
                 Action::Kill { worker } => {
                     let (_, victim) = workers.remove(position_of(&workers, &worker, name));
                     if victim.was_waiting() {
-                        // What a killed delivery returns (its connection's error) is not kept:
-                        // nobody is left to hear it.
-                        let _connection_lost = self.kill(victim).await?;
-                        ran.killed.push(worker);
+                        let reported = self.kill(victim).await?;
+                        ran.killed.push((worker, reported));
                         for (_, other) in &mut workers {
                             self.settle(other).await?;
                         }
