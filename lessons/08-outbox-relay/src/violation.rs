@@ -48,6 +48,9 @@ pub enum ViolationKind {
     },
     /// Every row shipped once, but a consumer that lost a race returned the unique violation.
     DuplicateSurfacedAsError { errors: usize, example: String },
+    /// A consumer whose session was terminated as it shipped reported the message handled,
+    /// although its transaction rolled back.
+    FailureHidden { outcome: crate::Outcome },
     /// A step failed, for a reason of its own.
     HandlerFailed { error: String, cause: FailureCause },
     /// A step returned, and its session still held a lock or an open transaction.
@@ -186,6 +189,16 @@ impl Explain<Delivery> for ViolationKind {
                  \"not processed\" and redelivers, or dead-letters, a message that was handled \
                  long ago.\n{}",
                 see("A copy that loses a race is not an error")
+            ),
+            ViolationKind::FailureHidden { outcome } => write!(
+                f,
+                "{during}; the first consumer's {} and its transaction rolled back, so nothing \
+                 of it was kept, yet the consumer reported {outcome:?}. A broker takes that as \
+                 the message handled and never delivers it again: had this redelivery not been \
+                 scripted, the order would never ship. Only a message handled before is \
+                 \"already applied\"; any other error must reach the broker.\n{}",
+                kit::Fault::Killed.what_it_did(),
+                see("A record committed apart from the shipment")
             ),
             ViolationKind::HandlerFailed { error, cause } => {
                 writeln!(f, "a step failed: {error}")?;

@@ -1,11 +1,11 @@
-use kit::Script;
+use kit::{Fault, Script};
 
 use super::{
     AMOUNT_CENTS, LOCK_ORDER_ROW, describe, gave_up_without_waiting, shown, succeeded, verdict,
     with_order,
 };
 use crate::judge::Expect;
-use crate::{Delivery, Handler, Subject, Violation};
+use crate::{Delivery, Handler, Subject, Violation, ViolationKind};
 
 /// The holder's lock on the outbox table: the first delivery stops as it writes the outbox row
 /// (with LOCK_ORDER_ROW, at its first touch of the order).
@@ -40,7 +40,8 @@ async fn killed<H: Handler>(
     let (mut interleaving, ran) = kit::play(&db, script, permutation, describe, during).await?;
     // A redelivery after the crash has nothing to wait for; one that raced the first does.
     let waited = permutation == AFTER_THE_CRASH || ran.waited("worker-2");
-    let delivered: Vec<_> = (ran.outcomes.into_iter())
+    let (kept, hidden) = ran.apart_from_failed("worker-1");
+    let delivered: Vec<_> = (kept.into_iter())
         .map(|(_, outcome)| (event.clone(), outcome))
         .collect();
 
@@ -54,6 +55,18 @@ async fn killed<H: Handler>(
     verdict(&expect, &observed, &delivered, during, Some(&trace))?;
     let last = &delivered[delivered.len() - 1].1;
     gave_up_without_waiting(waited, last, during, &trace)?;
+    // Its session gone, the first delivery's handler ran on, and what it reported is what a
+    // consumer that only lost its connection would act on.
+    if let Some(outcome) = hidden {
+        return Err(Violation {
+            kind: ViolationKind::FailureHidden {
+                outcome,
+                fault: Fault::Killed,
+            },
+            during,
+            trace: Some(trace),
+        });
+    }
     kit::passing_trace(snapshot, &trace);
     Ok(())
 }
