@@ -111,6 +111,10 @@ pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> V
             scenarios::crash_after_the_charge_then_redelivery(subject()),
         ),
         named(
+            "crash_during_the_charge_then_redelivery",
+            scenarios::crash_during_the_charge_then_redelivery(subject()),
+        ),
+        named(
             "cancelled_after_the_charge_then_redelivery",
             scenarios::cancelled_after_the_charge_then_redelivery(subject()),
         ),
@@ -176,6 +180,7 @@ mod tests {
     #[tokio::test]
     async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
         scenarios::redelivered_after_commit(super::exercise()).await?;
+        scenarios::crash_during_the_charge_then_redelivery(super::exercise()).await?;
         scenarios::other_orders_do_not_wait(super::exercise()).await
     }
 

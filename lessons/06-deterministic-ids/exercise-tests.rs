@@ -22,6 +22,13 @@ async fn a_delivery_that_dies_after_charging_is_not_charged_again() -> Result<()
     scenarios::crash_after_the_charge_then_redelivery(subject!(handler::take_payment)).await
 }
 
+/// The other crash point: the worker dies while the network is taking the charge, before it
+/// has; whatever the delivery committed before the call must not stop the redelivery paying.
+#[tokio::test]
+async fn a_delivery_that_dies_while_charging_is_charged_on_redelivery() -> Result<(), Violation> {
+    scenarios::crash_during_the_charge_then_redelivery(subject!(handler::take_payment)).await
+}
+
 /// The same with a cancelled statement: the delivery fails, says so, and the redelivery pays.
 #[tokio::test]
 async fn a_delivery_cancelled_after_charging_is_not_charged_again() -> Result<(), Violation> {

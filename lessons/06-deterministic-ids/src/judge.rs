@@ -40,6 +40,11 @@ pub(crate) fn judge(
         });
     }
     match (charges, ids.len()) {
+        // A record with no charge behind it: it committed before the network took the charge,
+        // and the delivery died between the two.
+        (0, 0) if observed.payments > 0 => {
+            return Err(ViolationKind::RecordedWithoutACharge { order_id });
+        }
         (0, 0) => return Err(ViolationKind::NeverPaid { order_id }),
         (_, 0) => return Err(ViolationKind::ChargedButNotAnnounced { order_id }),
         _ => {}

@@ -34,6 +34,9 @@ pub enum ViolationKind {
     ChargedButNotAnnounced { order_id: String },
     /// Nothing was charged and nothing announced.
     NeverPaid { order_id: String },
+    /// The step's record of the payment committed, and no charge stands behind it: every
+    /// later delivery finds the record and charges nothing.
+    RecordedWithoutACharge { order_id: String },
     /// The payment was taken once, but deliveries that lost the race returned the unique
     /// violation as an error.
     DuplicateSurfacedAsError { errors: usize, example: String },
@@ -157,6 +160,17 @@ impl Explain<Delivery> for ViolationKind {
                  and one announcement): every delivery decided the payment had been taken \
                  already.\n{}",
                 see("The record decides what to announce")
+            ),
+            ViolationKind::RecordedWithoutACharge { order_id } => write!(
+                f,
+                "nothing was charged for {order_id} and nothing announced (expected one charge \
+                 and one announcement), yet the step holds a payments row for it.\n\
+                 That record committed before the card network took the charge, and the \
+                 delivery died in between; every later delivery found the record and charged \
+                 nothing. A record that commits ahead of a call no transaction can take back \
+                 makes the call at most once: only the charge's key can make repeating it \
+                 safe.\n{}",
+                see("A call no transaction can take back")
             ),
             ViolationKind::DuplicateSurfacedAsError { errors, example } => write!(
                 f,

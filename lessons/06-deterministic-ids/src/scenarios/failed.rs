@@ -40,11 +40,55 @@ async fn failed_then_redelivered<H: Handler>(
              again on another connection (a scripted interleaving)"
         }
     });
+    let name = match fault {
+        Fault::Killed => "crash_after_the_charge_then_redelivery",
+        Fault::Cancelled => "cancelled_after_the_charge_then_redelivery",
+    };
+    stopped_then_redelivered(subject, LOCK_THE_STEPS_TABLES, fault, during, name).await
+}
+
+/// The holder's lock on the card network's table: a delivery stops inside its charge, before
+/// the network has taken it.
+const LOCK_THE_NETWORK: &str = "BEGIN; LOCK TABLE card_network.charges IN SHARE MODE";
+
+// ANCHOR: crash_during_the_charge
+/// The handler's other crash point: the first delivery dies while the card network is still
+/// taking the charge, so there is none. Whatever the delivery committed before it called the
+/// network must not keep the redelivery from charging. With the crash after the charge (above),
+/// the handler is killed on each side of its one call that no transaction can take back.
+pub async fn crash_during_the_charge_then_redelivery<H: Handler>(
+    subject: Subject<H>,
+) -> Result<(), Violation> {
+    let during = Delivery::Story(
+        "order.created for ord-1 was delivered, the worker died while the card network was \
+         taking the charge, before it had, and the order was delivered again (a scripted crash)",
+    );
+    stopped_then_redelivered(
+        subject,
+        LOCK_THE_NETWORK,
+        Fault::Killed,
+        during,
+        "crash_during_the_charge_then_redelivery",
+    )
+    .await
+}
+// ANCHOR_END: crash_during_the_charge
+
+/// The first delivery stops on the holder's `lock` and fails there (`fault`); the holder lets
+/// go and the order is delivered again. The network must hold one charge, announced once, and
+/// the failed delivery must have said that it failed.
+async fn stopped_then_redelivered<H: Handler>(
+    subject: Subject<H>,
+    lock: &str,
+    fault: Fault,
+    during: Delivery,
+    name: &str,
+) -> Result<(), Violation> {
     let (db, step) = prepare(&subject, during).await?;
     let order = order_created("ord-1", DEFAULT_CARD);
     // ANCHOR: fault_script
     let script = Script::new(&subject.handler, shown)
-        .sql("holder", "lock", LOCK_THE_STEPS_TABLES)
+        .sql("holder", "lock", lock)
         .sql("holder", "commit", "COMMIT")
         .deliver("worker-1", "first", order.clone())
         .deliver("worker-2", "again", order.clone())
@@ -70,12 +114,6 @@ async fn failed_then_redelivered<H: Handler>(
             trace: Some(trace),
         });
     }
-    kit::passing_trace(
-        match fault {
-            Fault::Killed => "crash_after_the_charge_then_redelivery",
-            Fault::Cancelled => "cancelled_after_the_charge_then_redelivery",
-        },
-        &trace,
-    );
+    kit::passing_trace(name, &trace);
     Ok(())
 }

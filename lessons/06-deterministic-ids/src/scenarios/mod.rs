@@ -12,6 +12,7 @@ mod sequential;
 pub use barrier::{barrier, barrier_rounds};
 pub use failed::{
     cancelled_after_the_charge_then_redelivery, crash_after_the_charge_then_redelivery,
+    crash_during_the_charge_then_redelivery,
 };
 pub use forced::duplicate_races_an_uncommitted_delivery;
 pub use neighbours::other_orders_do_not_wait;
