@@ -109,6 +109,10 @@ pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> V
             scenarios::consumer_dies_before_shipping(subject()),
         ),
         named(
+            "other_orders_do_not_wait",
+            scenarios::other_orders_do_not_wait(subject()),
+        ),
+        named(
             "producer_restored_from_a_backup",
             scenarios::producer_restored_from_a_backup(subject()),
         ),
@@ -174,6 +178,7 @@ mod tests {
     async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
         scenarios::relayed_and_consumed_once(super::exercise()).await?;
         scenarios::consumer_dies_before_shipping(super::exercise()).await?;
+        scenarios::other_orders_do_not_wait(super::exercise()).await?;
         scenarios::relay_dies_while_it_publishes(super::exercise()).await?;
         scenarios::barrier(super::exercise(), 8).await
     }

@@ -46,6 +46,12 @@ async fn a_consumer_that_dies_before_shipping_ships_on_redelivery() -> Result<()
     scenarios::consumer_dies_before_shipping(subject!(handler::run)).await
 }
 
+/// Scripted: while one message's inbox row is held, a message for another order goes through.
+#[tokio::test]
+async fn a_message_for_another_order_does_not_wait() -> Result<(), Violation> {
+    scenarios::other_orders_do_not_wait(subject!(handler::run)).await
+}
+
 /// The producer is restored from a backup, and hands the outbox ids of shipped events to new
 /// ones.
 #[tokio::test]

@@ -51,6 +51,8 @@ pub enum ViolationKind {
     /// A consumer whose session was terminated as it shipped reported the message handled,
     /// although its transaction rolled back.
     FailureHidden { outcome: crate::Outcome },
+    /// A consumer of another order's message waited while one message's inbox row was held.
+    WaitedOnAnotherOrder,
     /// A step failed, for a reason of its own.
     HandlerFailed { error: String, cause: FailureCause },
     /// A step returned, and its session still held a lock or an open transaction.
@@ -192,13 +194,23 @@ impl Explain<Delivery> for ViolationKind {
             ),
             ViolationKind::FailureHidden { outcome } => write!(
                 f,
-                "{during}; the first consumer's {} and its transaction rolled back, so nothing \
+                "the first consumer's {} and its transaction rolled back, so nothing \
                  of it was kept, yet the consumer reported {outcome:?}. A broker takes that as \
                  the message handled and never delivers it again: had this redelivery not been \
                  scripted, the order would never ship. Only a message handled before is \
                  \"already applied\"; any other error must reach the broker.\n{}",
                 kit::Fault::Killed.what_it_did(),
                 see("A record committed apart from the shipment")
+            ),
+            ViolationKind::WaitedOnAnotherOrder => write!(
+                f,
+                "both orders shipped once, but the consumer of ord-2's message had \
+                 to wait while another instance held ord-1's inbox row: it was seen waiting on \
+                 a lock when it started. Nothing about ord-2 was locked, so the consumer locks \
+                 more than the message it handles (the whole inbox, or one advisory key shared \
+                 by every message). That is still correct, but one slow shipment now holds up \
+                 every order's.\n{}",
+                see("Other orders do not wait")
             ),
             ViolationKind::HandlerFailed { error, cause } => {
                 writeln!(f, "a step failed: {error}")?;

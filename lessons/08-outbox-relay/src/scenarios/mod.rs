@@ -5,6 +5,7 @@
 mod barrier;
 mod failed;
 mod forced;
+mod neighbours;
 mod restored;
 mod sequential;
 
@@ -14,6 +15,7 @@ pub use failed::{
     relay_dies_while_it_publishes,
 };
 pub use forced::{consumers_race_for_one_message, rows_commit_out_of_order};
+pub use neighbours::other_orders_do_not_wait;
 pub use restored::producer_restored_from_a_backup;
 pub use sequential::relayed_and_consumed_once;
 
