@@ -3,5 +3,5 @@
 //! binary of lesson 01's exercise and solution (see their Cargo.toml).
 
 fn main() -> std::process::ExitCode {
-    check_then_act::deliver::main(check_then_act::subject!(handler::apply_credit))
+    check_then_act::by_hand::main(check_then_act::subject!(handler::apply_credit))
 }

@@ -3,5 +3,5 @@
 //! the `deliver` binary of lesson 06's exercise and solution (see their Cargo.toml).
 
 fn main() -> std::process::ExitCode {
-    deterministic_ids::deliver::main(deterministic_ids::subject!(handler::take_payment))
+    deterministic_ids::by_hand::main(deterministic_ids::subject!(handler::take_payment))
 }

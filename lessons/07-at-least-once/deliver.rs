@@ -3,5 +3,5 @@
 //! development database. Built as the `deliver` binary of lesson 07's exercise and solution.
 
 fn main() -> std::process::ExitCode {
-    at_least_once::deliver::main(at_least_once::subject!(handler::poll))
+    at_least_once::by_hand::main(at_least_once::subject!(handler::poll))
 }

@@ -3,5 +3,5 @@
 //! the `deliver` binary of lesson 08's exercise and solution (see their Cargo.toml).
 
 fn main() -> std::process::ExitCode {
-    outbox_relay::deliver::main(outbox_relay::subject!(handler::run))
+    outbox_relay::by_hand::main(outbox_relay::subject!(handler::run))
 }

@@ -4,5 +4,5 @@
 //! their Cargo.toml).
 
 fn main() -> std::process::ExitCode {
-    retention::deliver::main(retention::subject!(handler::prune))
+    retention::by_hand::main(retention::subject!(handler::prune))
 }

@@ -3,5 +3,5 @@
 //! as the `deliver` binary of lesson 10's exercise and solution (see their Cargo.toml).
 
 fn main() -> std::process::ExitCode {
-    compensation::deliver::main(compensation::subject!(handler::settle_reservation))
+    compensation::by_hand::main(compensation::subject!(handler::settle_reservation))
 }

@@ -3,5 +3,5 @@
 //! `deliver` binary of every saga exercise and solution (see their Cargo.toml).
 
 fn main() -> std::process::ExitCode {
-    order_saga::deliver::main(order_saga::subject!(handler::apply_payment_result))
+    order_saga::by_hand::main(order_saga::subject!(handler::apply_payment_result))
 }

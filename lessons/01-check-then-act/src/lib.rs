@@ -8,7 +8,7 @@
 //! - [`scenarios`]: the tests, each a story from chapter 1 of the book;
 //! - [`Violation`]: what a scenario caught, worded to teach.
 
-pub mod deliver;
+pub mod by_hand;
 mod event;
 mod judge;
 mod ledger;

@@ -14,7 +14,7 @@
 //! - [`Violation`]: what a scenario caught, worded to teach;
 //! - [`deliver`]: events typed or piped in by hand (`cargo workbook deliver 06`).
 
-pub mod deliver;
+pub mod by_hand;
 mod event;
 mod judge;
 mod network;

@@ -12,8 +12,8 @@
 //! - [`Violation`]: what a scenario caught, worded to teach;
 //! - [`deliver`]: verdicts appended and consumed by hand (`cargo workbook deliver 07`).
 
+pub mod by_hand;
 mod consumer;
-pub mod deliver;
 mod judge;
 mod log;
 pub mod scenarios;

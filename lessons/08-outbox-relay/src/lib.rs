@@ -12,7 +12,7 @@
 //! - [`Violation`]: what a scenario caught, worded to teach;
 //! - [`deliver`]: announcements written and carried through by hand (`cargo workbook deliver 08`).
 
-pub mod deliver;
+pub mod by_hand;
 mod judge;
 mod pipeline;
 pub mod scenarios;

@@ -11,9 +11,9 @@
 //! - [`Violation`]: what a scenario caught, worded to teach;
 //! - [`deliver`]: credits and prunes typed by hand (`cargo workbook deliver 09`).
 
+pub mod by_hand;
 mod clock;
 mod credit;
-pub mod deliver;
 mod judge;
 mod ledger;
 pub mod scenarios;

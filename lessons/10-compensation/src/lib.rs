@@ -15,7 +15,7 @@
 //! - [`Violation`]: what a scenario caught, worded to teach;
 //! - [`deliver`]: events typed or piped in by hand (`cargo workbook deliver 10`).
 
-pub mod deliver;
+pub mod by_hand;
 mod event;
 mod inventory;
 mod judge;

@@ -12,7 +12,7 @@
 //! - [`Violation`]: what a scenario caught, worded to teach;
 //! - [`deliver`]: events typed or piped in by hand (`cargo workbook deliver 05`).
 
-pub mod deliver;
+pub mod by_hand;
 mod effect;
 mod event;
 mod judge;

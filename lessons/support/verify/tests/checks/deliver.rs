@@ -4,7 +4,7 @@
 
 use kit::TestDatabase;
 use kit::deliver::{Stopped, run};
-use order_saga::deliver::SagaFeed;
+use order_saga::by_hand::SagaFeed;
 
 const INPUT: &str = r#"{"id":"ord-1","type":"order.created","aggregate_id":"ord-1","payload":{"order_id":"ord-1","amount_cents":2598},"occurred_at":"2026-07-14T09:15:00Z"}
 
@@ -131,7 +131,7 @@ async fn the_ledger_feed_credits_once_and_refuses_a_bad_line_by_number() {
     );
     let db = TestDatabase::create(&subject.schema).await.unwrap();
     let pool = db.pool(1).await.unwrap();
-    let feed = check_then_act::deliver::LedgerFeed::new(subject.handler);
+    let feed = check_then_act::by_hand::LedgerFeed::new(subject.handler);
     let input = r#"{"type":"account.opened","account":"acc-1"}
 {"id":"evt-1","account":"acc-1","amount_cents":100}
 {"id":"evt-1","account":"acc-1","amount_cents":100}
@@ -170,7 +170,7 @@ async fn the_ledger_feed_credits_once_and_refuses_a_bad_line_by_number() {
 /// Lesson 06's feed keeps the same promise, and a redelivered order.created charges nothing.
 #[tokio::test]
 async fn lesson_06_rejects_a_bad_line_and_a_redelivered_order_charges_once() {
-    use deterministic_ids::deliver::PaymentFeed;
+    use deterministic_ids::by_hand::PaymentFeed;
 
     let subject = deterministic_ids::subject!(solution_06::take_payment);
     let db = TestDatabase::create(&subject.schema).await.unwrap();

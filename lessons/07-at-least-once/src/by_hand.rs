@@ -6,7 +6,7 @@
 
 use std::process::ExitCode;
 
-use order_saga::deliver::SagaEvent;
+use order_saga::by_hand::SagaEvent;
 use sqlx::PgPool;
 
 use crate::{Handler, Poll, Polled, Subject};
@@ -114,7 +114,7 @@ pub fn main<H: Handler>(subject: Subject<H>) -> ExitCode {
 
 #[cfg(test)]
 mod tests {
-    use order_saga::deliver::SagaEvent;
+    use order_saga::by_hand::SagaEvent;
 
     /// The lines shipped for delivering by hand are all lines the feed accepts.
     #[test]
