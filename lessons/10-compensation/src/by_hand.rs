@@ -12,6 +12,7 @@
 
 use std::process::ExitCode;
 
+use kit::envelope::Wire;
 use serde::Deserialize;
 use sqlx::PgPool;
 
@@ -26,17 +27,6 @@ pub enum InventoryLine {
         quantity: i32,
     },
     Settle(ReservationEvent),
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ReservedWire {
-    id: String,
-    #[serde(rename = "type")]
-    _kind: String,
-    aggregate_id: String,
-    payload: ReservedPayload,
-    occurred_at: String,
 }
 
 #[derive(Deserialize)]
@@ -57,7 +47,7 @@ impl InventoryLine {
                 .map(InventoryLine::Settle)
                 .map_err(|e| e.to_string());
         }
-        let wire: ReservedWire = serde_json::from_str(line).map_err(|e| {
+        let wire: Wire<ReservedPayload> = serde_json::from_str(line).map_err(|e| {
             format!(
                 "it is not a stock.reserved event ({e}); expected an object like {{\"id\": \
                  \"evt-res-ord-1\", \"type\": \"stock.reserved\", \"aggregate_id\": \"ord-1\", \

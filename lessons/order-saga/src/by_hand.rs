@@ -8,6 +8,7 @@
 
 use std::process::ExitCode;
 
+use kit::envelope::Wire;
 use serde::Deserialize;
 use serde_json::Value;
 use sqlx::PgPool;
@@ -51,24 +52,13 @@ impl SagaEvent {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct OrderCreatedWire {
-    id: String,
-    #[serde(rename = "type")]
-    _kind: String,
-    aggregate_id: String,
-    payload: OrderCreatedPayload,
-    occurred_at: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct OrderCreatedPayload {
     order_id: String,
     amount_cents: i64,
 }
 
 fn order_created(line: &str) -> Result<SagaEvent, String> {
-    let wire: OrderCreatedWire = serde_json::from_str(line).map_err(|e| {
+    let wire: Wire<OrderCreatedPayload> = serde_json::from_str(line).map_err(|e| {
         format!(
             "it is not an order.created event ({e}); expected an object like {{\"id\": \"ord-1\", \
              \"type\": \"order.created\", \"aggregate_id\": \"ord-1\", \"payload\": {{\"order_id\": \
