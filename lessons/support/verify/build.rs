@@ -28,6 +28,8 @@ fn main() {
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let lessons = root.join("lessons");
     println!("cargo:rerun-if-changed={}", lessons.display());
+    // Where the patched handlers are written, for workbook-measure's build script.
+    println!("cargo::metadata=dir={}", out.display());
 
     let mut checks = String::new();
     let mut listed = String::new();

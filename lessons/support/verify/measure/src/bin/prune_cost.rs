@@ -16,8 +16,7 @@ use std::time::{Duration, Instant};
 
 use chrono::{TimeDelta, Utc};
 use kit::TestDatabase;
-use retention::{Credit, Delivered, Prune, Pruned, handle};
-use sqlx::PgPool;
+use retention::{Credit, Delivered, Prune, handle};
 
 const DELIVERERS: usize = 8;
 
@@ -63,43 +62,9 @@ enum How {
     LockTheTable,
 }
 
-/// The one-statement wrong fix, for comparison.
-async fn one_statement(pool: &PgPool, prune: &Prune) -> Result<Pruned, sqlx::Error> {
-    let deleted = sqlx::query("DELETE FROM processed_events WHERE received_at < $1")
-        .bind(prune.now() - retention::REDELIVERY_WINDOW)
-        .execute(pool)
-        .await?;
-    Ok(Pruned {
-        rows: deleted.rows_affected(),
-    })
-}
-
-/// The wrong fix that locks processed_events before each batch, for comparison.
-async fn lock_the_table(pool: &PgPool, prune: &Prune) -> Result<Pruned, sqlx::Error> {
-    let horizon = prune.now() - retention::REDELIVERY_WINDOW;
-    let mut rows = 0;
-    loop {
-        let mut tx = pool.begin().await?;
-        sqlx::query("LOCK TABLE processed_events IN SHARE ROW EXCLUSIVE MODE")
-            .execute(&mut *tx)
-            .await?;
-        let batch = sqlx::query(
-            "DELETE FROM processed_events
-              WHERE event_id = ANY (ARRAY(SELECT event_id FROM processed_events
-                                           WHERE received_at < $1 LIMIT $2))
-                AND received_at < $1",
-        )
-        .bind(horizon)
-        .bind(retention::BATCH_LIMIT)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        if batch.rows_affected() == 0 {
-            return Ok(Pruned { rows });
-        }
-        rows += batch.rows_affected();
-    }
-}
+// The two wrong fixes measured for comparison, `one_statement` and `lock_the_table`: lesson 09's
+// catalogue entries one-statement.patch and lock-the-table-first.patch, as verify patches them.
+include!(concat!(env!("OUT_DIR"), "/wrong_fixes.rs"));
 
 async fn measure(rows: i64, how: How) -> Result<String, Box<dyn std::error::Error>> {
     let schema = verify::lesson_09::solution().schema;
@@ -183,8 +148,8 @@ async fn measure(rows: i64, how: How) -> Result<String, Box<dyn std::error::Erro
     let started = Instant::now();
     let pruned = match how {
         How::Solution => solution_09::prune(&pool, &prune).await?,
-        How::OneStatement => one_statement(&pool, &prune).await?,
-        How::LockTheTable => lock_the_table(&pool, &prune).await?,
+        How::OneStatement => one_statement::prune(&pool, &prune).await?,
+        How::LockTheTable => lock_the_table::prune(&pool, &prune).await?,
     };
     let took = started.elapsed();
     stop.store(true, Ordering::Relaxed);
