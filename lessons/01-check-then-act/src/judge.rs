@@ -1,7 +1,7 @@
 //! The one rule every scenario checks: the effect happened once, the event is recorded once,
 //! one delivery says it did it, and the others report a duplicate without calling it an error.
 
-use kit::is_unique_violation;
+use kit::{Common, is_unique_violation};
 
 use crate::ledger::Observed;
 use crate::{Outcome, ViolationKind};
@@ -25,10 +25,7 @@ pub(crate) fn judge(
     }
     let errors = || outcomes.iter().filter_map(|outcome| outcome.as_ref().err());
     if let Some(error) = errors().find(|error| !is_unique_violation(error)) {
-        return Err(ViolationKind::HandlerFailed {
-            error: kit::describe_sqlx(error),
-            pool_exhausted: matches!(error, sqlx::Error::PoolTimedOut),
-        });
+        return Err(ViolationKind::Common(Common::failed(error)));
     }
     if let Some(example) = errors().next() {
         return Err(ViolationKind::DuplicateSurfacedAsError {

@@ -1,6 +1,6 @@
 use std::fmt;
 
-use kit::{Explain, KitError, see};
+use kit::{Common, Explain, FailureCause, Speaks, Topic, Words, see};
 
 /// What a scenario caught, and how the event was delivered when it did. Its `Display` (and its
 /// `Debug`, which is what a failing test prints) is the teaching message: what happened, why it
@@ -34,9 +34,6 @@ pub enum ViolationKind {
         balance_cents: i64,
         amount_cents: i64,
     },
-    /// A delivery failed with something other than a duplicate; `pool_exhausted` when it was
-    /// waiting for a second connection from the pool.
-    HandlerFailed { error: String, pool_exhausted: bool },
     /// The account was credited once, but the outcomes reported say otherwise.
     MisreportedOutcome { applied_reports: usize },
     /// The second delivery reported the event as applied while the first delivery's transaction
@@ -47,12 +44,6 @@ pub enum ViolationKind {
     ErrorHidden { outcome: crate::Outcome },
     /// A delivery that credited nothing left the event recorded as applied.
     RecordedWithoutEffect,
-    /// A delivery whose statement was cancelled (57014), or whose session was terminated,
-    /// reported an outcome instead of the error, although its transaction rolled back.
-    FailureHidden {
-        outcome: crate::Outcome,
-        fault: kit::Fault,
-    },
     /// A duplicate's wait on the first delivery's uncommitted record ended in an error of its
     /// own (57014), not in a unique violation, and the handler reported an outcome: the first
     /// delivery then rolled back, so nobody applied the event.
@@ -64,15 +55,9 @@ pub enum ViolationKind {
         balance_cents: i64,
         expected_cents: i64,
     },
-    /// An event for another account waited while one account's row was locked.
-    WaitedOnAnotherAccount,
-    /// A delivery returned, and its session still held a lock or an open transaction.
-    LeftBehind { detail: String },
-    /// A worker neither finished nor waited on a database lock: it waited on something in the
-    /// process, which other processes do not share.
-    Stuck { detail: String },
-    /// The test could not run at all (no database, a migration that does not apply, …).
-    Setup(Box<KitError>),
+    /// What any lesson can catch: a failed or stuck delivery, a hidden failure, a wait on
+    /// another account, a test that could not run.
+    Common(Common<crate::Outcome>),
 }
 
 /// How the event reached the handler.
@@ -162,18 +147,42 @@ impl fmt::Display for Delivery {
     }
 }
 
+impl Speaks for ViolationKind {
+    const WORDS: Words = Words {
+        call: "delivery",
+        caller: "worker",
+        code: "handler",
+        aggregate: "account",
+        retrier: "sender",
+        lost: "the credit is lost",
+        reporting_rule: "Only a duplicate means \"already applied\"; every other error \
+                         stays an error.",
+        second_process: "a second process (another replica, a restarted consumer)",
+    };
+
+    fn see(topic: Topic) -> String {
+        match topic {
+            Topic::OneProcess => kit::see("01", "Why the if-statement cannot work"),
+            Topic::Neighbours => kit::see("01", "What the second insert does"),
+            Topic::Failed(FailureCause::PoolExhausted) => {
+                kit::see("01", "The record and the effect commit together")
+            }
+            Topic::Failed(_) | Topic::Reporting => kit::see("01", "Losing cleanly"),
+        }
+    }
+
+    fn meaning(cause: FailureCause) -> Option<&'static str> {
+        (cause == FailureCause::Other).then_some(
+            "This error is not one the scenario causes: a duplicate is not a failure, and the \
+             errors of deliveries the test itself cancels or kills are not counted. It came \
+             from the handler's own statements, and its sender now retries (or dead-letters) \
+             an event that a correct handler applies.",
+        )
+    }
+}
+
 impl Explain<Delivery> for ViolationKind {
-    fn setup(error: KitError) -> Self {
-        ViolationKind::Setup(Box::new(error))
-    }
-
-    fn stuck(detail: String) -> Self {
-        ViolationKind::Stuck { detail }
-    }
-
-    fn left_behind(detail: String) -> Self {
-        ViolationKind::LeftBehind { detail }
-    }
+    kit::common_kinds!(crate::Outcome);
 
     fn explain(&self, during: &Delivery, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let see = |section| see(LESSON, section);
@@ -236,26 +245,6 @@ impl Explain<Delivery> for ViolationKind {
                  the event's amount was credited.\n{}",
                 see("The problem")
             ),
-            ViolationKind::HandlerFailed {
-                error,
-                pool_exhausted: true,
-            } => write!(
-                f,
-                "the event {during}; a delivery failed: {error}\n\
-                 The pool had no free connection. In these tests each worker has one connection \
-                 of its own, which its open transaction holds; a statement sent to the pool \
-                 instead of the transaction waits for a second connection that never comes.\n{}",
-                see("The record and the effect commit together")
-            ),
-            ViolationKind::HandlerFailed { error, .. } => write!(
-                f,
-                "the event {during}; a delivery failed: {error}\n\
-                 This error is not one the scenario causes: a duplicate is not a failure, and the \
-                 errors of deliveries the test itself cancels or kills are not counted. It came \
-                 from the handler's own statements, and its sender now retries (or dead-letters) \
-                 an event that a correct handler applies.\n{}",
-                see("Losing cleanly")
-            ),
             ViolationKind::MisreportedOutcome { applied_reports } => write!(
                 f,
                 "the event {during}; the balance was credited once, but {applied_reports} \
@@ -287,24 +276,6 @@ impl Explain<Delivery> for ViolationKind {
                  record committed although the credit failed.\n{}",
                 see("The record and the effect commit together")
             ),
-            ViolationKind::Stuck { detail } => write!(
-                f,
-                "the event {during}; {detail}\n\
-                 The test's observer sees only database locks. A worker waiting on anything \
-                 else is waiting on something that lives in one process, such as a Mutex, and \
-                 a second process (another replica, a restarted consumer) would not wait for \
-                 it.\n{}",
-                see("Why the if-statement cannot work")
-            ),
-            ViolationKind::FailureHidden { outcome, fault } => write!(
-                f,
-                "the event {during}; the first delivery's {} and its transaction rolled back, \
-                 so nothing of it was kept, yet the handler reported {outcome:?}. A sender \
-                 stops redelivering on such a report: had this redelivery not been scripted, \
-                 the credit would be lost. Only a duplicate means \"already applied\"; every other error stays an error.\n{}",
-                fault.what_it_did(),
-                see("Losing cleanly")
-            ),
             ViolationKind::WaitEndedTakenForADuplicate { outcome } => write!(
                 f,
                 "the event {during}. Worker-2's wait for worker-1's uncommitted record ended in \
@@ -335,24 +306,12 @@ impl Explain<Delivery> for ViolationKind {
                  credit overwrote the other instead of adding to it, or was never recorded.\n{}",
                 see("What the second insert does")
             ),
-            ViolationKind::WaitedOnAnotherAccount => write!(
-                f,
-                "the event {during}; both accounts ended right, but the delivery for acc-2 had \
-                 to wait while another session held acc-1's row: it was seen waiting on a lock \
-                 when it started. Nothing about acc-2 or evt-2 was locked, so the handler locks \
-                 more than its event is about (a whole table, or one advisory key shared by \
-                 every event). That is still correct, but one slow delivery now holds up every \
-                 account's, and the consumer handles one event at a time.\n{}",
-                see("What the second insert does")
-            ),
-            ViolationKind::LeftBehind { detail } => {
-                write!(
-                    f,
-                    "the event {during}; {detail}\n{}",
-                    kit::left_behind("delivery")
-                )
+            ViolationKind::Common(common) => {
+                if !matches!(common, Common::Setup(_)) {
+                    write!(f, "the event {during}; ")?;
+                }
+                common.explain::<Self>(f)
             }
-            ViolationKind::Setup(error) => write!(f, "the test could not run: {error}"),
         }
     }
 }

@@ -1,10 +1,10 @@
 //! The one rule every scenario checks, per order: the card network charged once, the saga was
 //! told under one id, and the deliveries' reports say so without calling a duplicate an error.
 
-use kit::is_unique_violation;
+use kit::{Common, is_unique_violation};
 
 use crate::step::Observed;
-use crate::{FailureCause, Outcome, ViolationKind};
+use crate::{Outcome, ViolationKind};
 
 pub(crate) fn judge(
     observed: &Observed,
@@ -28,10 +28,7 @@ pub(crate) fn judge(
     }
     let errors = || outcomes.iter().filter_map(|outcome| outcome.as_ref().err());
     if let Some(error) = errors().find(|error| !is_unique_violation(error)) {
-        return Err(ViolationKind::HandlerFailed {
-            error: kit::describe_sqlx(error),
-            cause: FailureCause::of(error),
-        });
+        return Err(ViolationKind::Common(Common::failed(error)));
     }
     if let Some(example) = errors().next() {
         return Err(ViolationKind::DuplicateSurfacedAsError {

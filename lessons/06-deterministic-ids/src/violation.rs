@@ -1,6 +1,6 @@
 use std::fmt;
 
-use kit::{Explain, KitError};
+use kit::{Common, Explain, Speaks, Topic, Words};
 
 use crate::Outcome;
 
@@ -40,21 +40,11 @@ pub enum ViolationKind {
     /// The payment was taken once, but deliveries that lost the race returned the unique
     /// violation as an error.
     DuplicateSurfacedAsError { errors: usize, example: String },
-    /// A delivery failed with something other than a duplicate.
-    HandlerFailed { error: String, cause: FailureCause },
     /// The payment was taken and announced, but no delivery reported `Applied`.
     NoDeliveryReportedApplied,
-    /// A delivery whose statement was cancelled (57014), or whose session was terminated,
-    /// reported an outcome instead of the error, although its transaction rolled back.
-    FailureHidden { outcome: Outcome, fault: kit::Fault },
-    /// A delivery for another order waited while one order's payment was being recorded.
-    WaitedOnAnotherOrder,
-    /// A delivery returned, and its session still held a lock or an open transaction.
-    LeftBehind { detail: String },
-    /// A worker neither finished nor waited on a database lock.
-    Stuck { detail: String },
-    /// The test could not run at all (no database, a migration that does not apply, …).
-    Setup(Box<KitError>),
+    /// What any lesson can catch: a failed or stuck delivery, a hidden failure, a wait on
+    /// another order, a test that could not run.
+    Common(Common<Outcome>),
 }
 
 /// How the order.created reached the payment step.
@@ -87,21 +77,33 @@ impl fmt::Display for Delivery {
     }
 }
 
+impl Speaks for ViolationKind {
+    const WORDS: Words = Words {
+        call: "delivery",
+        caller: "worker",
+        code: "handler",
+        aggregate: "order",
+        retrier: "broker",
+        lost: "the saga never hears of the payment",
+        reporting_rule: "Only a duplicate means \"already applied\"; every other error \
+                         stays an error.",
+        second_process: "a second instance of the payment step",
+    };
+
+    fn see(topic: Topic) -> String {
+        match topic {
+            Topic::OneProcess | Topic::Neighbours => see("Other orders do not wait"),
+            Topic::Reporting => see("A call no transaction can take back"),
+            Topic::Failed(_) => see("The record decides what to announce"),
+        }
+    }
+}
+
 impl Explain<Delivery> for ViolationKind {
-    fn setup(error: KitError) -> Self {
-        ViolationKind::Setup(Box::new(error))
-    }
-
-    fn stuck(detail: String) -> Self {
-        ViolationKind::Stuck { detail }
-    }
-
-    fn left_behind(detail: String) -> Self {
-        ViolationKind::LeftBehind { detail }
-    }
+    kit::common_kinds!(Outcome);
 
     fn explain(&self, during: &Delivery, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if !matches!(self, ViolationKind::Setup(_)) {
+        if !matches!(self, ViolationKind::Common(Common::Setup(_))) {
             write!(f, "{during}: ")?;
         }
         match self {
@@ -181,33 +183,6 @@ impl Explain<Delivery> for ViolationKind {
                  that was paid long ago.\n{}",
                 see("The record decides what to announce")
             ),
-            ViolationKind::HandlerFailed { error, cause } => {
-                writeln!(f, "a delivery failed: {error}")?;
-                let (why, see_also) = match cause {
-                    FailureCause::PoolExhausted => (
-                        "The pool had no free connection. In these tests each worker has one \
-                         connection of its own, which its open transaction holds; a statement \
-                         sent to the pool instead of the transaction waits for a second \
-                         connection that never comes.",
-                        see("The record decides what to announce"),
-                    ),
-                    FailureCause::Serialization => (
-                        "The transaction runs at REPEATABLE READ or SERIALIZABLE, where the \
-                         database aborts one of two conflicting transactions instead of \
-                         letting the second wait and see the first's row. The guard here is \
-                         built on read committed, PostgreSQL's default; at a stricter level, \
-                         every such abort is a failed delivery unless the handler retries it.",
-                        see("The record decides what to announce"),
-                    ),
-                    _ => (
-                        "Only a duplicate may be reported as handled; this error means the \
-                         handler could not do its job, which a correct handler can. The \
-                         SQLSTATE says what the database refused.",
-                        see("The record decides what to announce"),
-                    ),
-                };
-                write!(f, "{why}\n{see_also}")
-            }
             ViolationKind::NoDeliveryReportedApplied => write!(
                 f,
                 "the payment was taken and announced once, yet no delivery reported \
@@ -215,38 +190,7 @@ impl Explain<Delivery> for ViolationKind {
                  announcement\", which one of them did.\n{}",
                 see("The record decides what to announce")
             ),
-            ViolationKind::FailureHidden { outcome, fault } => write!(
-                f,
-                "the first delivery's {} and its transaction rolled back, so nothing of its \
-                 announcement was kept, yet the handler reported {outcome:?}. A broker stops redelivering on such a report: \
-                 had this redelivery not been scripted, the saga would never hear of the \
-                 payment. Only a duplicate means \"already applied\"; every other error stays \
-                 an error.\n{}",
-                fault.what_it_did(),
-                see("A call no transaction can take back")
-            ),
-            ViolationKind::WaitedOnAnotherOrder => write!(
-                f,
-                "both orders were paid and announced once, but the delivery for ord-2 had to \
-                 wait while another session was recording ord-1's payment: it was seen waiting \
-                 on a lock when it started. Nothing about ord-2 was locked, so the handler \
-                 locks more than the payment it takes (a whole table, or one advisory key \
-                 shared by every order). That is still correct, but one slow payment now holds \
-                 up every order's.\n{}",
-                see("Other orders do not wait")
-            ),
-            ViolationKind::LeftBehind { detail } => {
-                write!(f, "{detail}\n{}", kit::left_behind("delivery"))
-            }
-            ViolationKind::Stuck { detail } => write!(
-                f,
-                "{detail}\n\
-                 The test's observer sees only database locks. A worker waiting on anything \
-                 else is waiting on something that lives in one process, such as a Mutex, and \
-                 a second instance of the payment step would not wait for it.\n{}",
-                see("Other orders do not wait")
-            ),
-            ViolationKind::Setup(error) => write!(f, "the test could not run: {error}"),
+            ViolationKind::Common(common) => common.explain::<Self>(f),
         }
     }
 }

@@ -4,7 +4,8 @@
 
 use crate::log::{Observed, Verdict, model};
 use crate::violation::Mismatch;
-use crate::{FailureCause, Polled, ViolationKind};
+use crate::{Polled, ViolationKind};
+use kit::Common;
 
 pub(crate) fn judge(
     observed: &Observed,
@@ -13,10 +14,7 @@ pub(crate) fn judge(
     polls: &[Result<Polled, sqlx::Error>],
 ) -> Result<(), ViolationKind> {
     if let Some(error) = polls.iter().find_map(|poll| poll.as_ref().err()) {
-        return Err(ViolationKind::HandlerFailed {
-            error: kit::describe_sqlx(error),
-            cause: FailureCause::of(error),
-        });
+        return Err(ViolationKind::Common(Common::failed(error)));
     }
     let lost: Vec<&Verdict> = (log.iter())
         .filter(|verdict| !observed.recorded.contains(&verdict.id))

@@ -1,6 +1,8 @@
 use std::fmt;
 
-use kit::{Explain, KitError};
+use kit::{Common, Explain, Speaks, Topic, Words};
+
+use crate::Polled;
 
 pub use kit::FailureCause;
 
@@ -43,16 +45,9 @@ pub enum ViolationKind {
         from: i64,
         to: i64,
     },
-    /// A poll waited while another group's consumer held that group's offset row.
-    WaitedOnAnotherGroup { group: &'static str },
-    /// A poll failed, for a reason of its own.
-    HandlerFailed { error: String, cause: FailureCause },
-    /// A poll returned, and its session still held a lock or an open transaction.
-    LeftBehind { detail: String },
-    /// A consumer neither finished nor waited on a database lock.
-    Stuck { detail: String },
-    /// The test could not run at all (no database, a migration that does not apply, …).
-    Setup(Box<KitError>),
+    /// What any lesson can catch: a failed or stuck poll, a wait on another group, a test that
+    /// could not run.
+    Common(Common<Polled>),
 }
 
 /// An order as the model leaves it, and as the consumer did.
@@ -102,21 +97,53 @@ impl fmt::Display for Delivery {
     }
 }
 
+impl Speaks for ViolationKind {
+    const WORDS: Words = Words {
+        call: "poll",
+        caller: "consumer",
+        code: "consumer",
+        aggregate: "group",
+        retrier: "broker",
+        lost: "the batch's events are lost",
+        reporting_rule: "A failed poll must say so, so that its batch is polled again.",
+        second_process: "another consumer of the group",
+    };
+
+    fn see(topic: Topic) -> String {
+        match topic {
+            Topic::Failed(FailureCause::PoolExhausted) | Topic::Reporting => {
+                see("Two commits, and a crash between them")
+            }
+            Topic::Failed(_) | Topic::OneProcess => see("Consumers of one group"),
+            Topic::Neighbours => see("Other groups of the log"),
+        }
+    }
+
+    /// Consumers of one group meet only at the group's offset row: what each abort means there.
+    fn meaning(cause: FailureCause) -> Option<&'static str> {
+        match cause {
+            FailureCause::Serialization => Some(
+                "The transaction runs at REPEATABLE READ or SERIALIZABLE, where the database \
+                 aborts the second of two consumers that read and then update the group's \
+                 offset, instead of letting it wait and read the first's. At a stricter level, \
+                 every such abort is a failed poll unless the consumer retries it.",
+            ),
+            FailureCause::Deadlock => Some(
+                "Two consumers of the group deadlocked, and the database aborted one to break \
+                 the cycle. Consumers that handle different batches of the log at the same time \
+                 lock the same orders in different orders; consumers that take turns on the \
+                 group's offset never hold two batches at once.",
+            ),
+            _ => None,
+        }
+    }
+}
+
 impl Explain<Delivery> for ViolationKind {
-    fn setup(error: KitError) -> Self {
-        ViolationKind::Setup(Box::new(error))
-    }
-
-    fn stuck(detail: String) -> Self {
-        ViolationKind::Stuck { detail }
-    }
-
-    fn left_behind(detail: String) -> Self {
-        ViolationKind::LeftBehind { detail }
-    }
+    kit::common_kinds!(Polled);
 
     fn explain(&self, during: &Delivery, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if !matches!(self, ViolationKind::Setup(_)) {
+        if !matches!(self, ViolationKind::Common(Common::Setup(_))) {
             write!(f, "{during}: ")?;
         }
         match self {
@@ -197,60 +224,7 @@ impl Explain<Delivery> for ViolationKind {
                  it. A poll moves its own group's offset, and no other.\n{}",
                 see("Other groups of the log")
             ),
-            ViolationKind::WaitedOnAnotherGroup { group } => write!(
-                f,
-                "the poll waited on a lock while a consumer of the group {group:?} held its \
-                 own group's offset row, half-way through a batch, and the two groups share \
-                 no offset and no effect. A poll that locks more than its group's row (the \
-                 whole table, or every row) makes every service that reads the log wait for the \
-                 slowest.\n{}",
-                see("Other groups of the log")
-            ),
-            ViolationKind::HandlerFailed { error, cause } => {
-                writeln!(f, "a poll failed: {error}")?;
-                let (why, see_also) = match cause {
-                    FailureCause::PoolExhausted => (
-                        "The pool had no free connection. In these tests each consumer has one \
-                         connection of its own, which its open transaction holds; a statement \
-                         sent to the pool instead of the transaction waits for a second \
-                         connection that never comes.",
-                        see("Two commits, and a crash between them"),
-                    ),
-                    FailureCause::Serialization => (
-                        "The transaction runs at REPEATABLE READ or SERIALIZABLE, where the \
-                         database aborts the second of two consumers that read and then update \
-                         the group's offset, instead of letting it wait and read the first's. \
-                         At a stricter level, every such abort is a failed poll unless the \
-                         consumer retries it.",
-                        see("Consumers of one group"),
-                    ),
-                    FailureCause::Deadlock => (
-                        "Two consumers of the group deadlocked, and the database aborted one \
-                         to break the cycle. Consumers that handle different batches of the log \
-                         at the same time lock the same orders in different orders; consumers \
-                         that take turns on the group's offset never hold two batches at once.",
-                        see("Consumers of one group"),
-                    ),
-                    _ => (
-                        "A correct consumer polls this log without an error; the SQLSTATE says \
-                         what the database refused.",
-                        see("Consumers of one group"),
-                    ),
-                };
-                write!(f, "{why}\n{see_also}")
-            }
-            ViolationKind::LeftBehind { detail } => {
-                write!(f, "{detail}\n{}", kit::left_behind("poll"))
-            }
-            ViolationKind::Stuck { detail } => write!(
-                f,
-                "{detail}\n\
-                 The test's observer sees only database locks. A consumer waiting on anything \
-                 else is waiting on something that lives in one process, which another consumer \
-                 of the group would not wait for.\n{}",
-                see("Consumers of one group")
-            ),
-            ViolationKind::Setup(error) => write!(f, "the test could not run: {error}"),
+            ViolationKind::Common(common) => common.explain::<Self>(f),
         }
     }
 }

@@ -2,10 +2,10 @@
 //! it at least once, and the warehouse shipped it exactly once; the steps' reports call no
 //! duplicate an error.
 
-use kit::is_unique_violation;
+use kit::{Common, is_unique_violation};
 
 use crate::world::RowFate;
-use crate::{Done, FailureCause, ViolationKind};
+use crate::{Done, ViolationKind};
 
 pub(crate) fn judge(
     fates: &[RowFate],
@@ -13,10 +13,7 @@ pub(crate) fn judge(
 ) -> Result<(), ViolationKind> {
     let errors = || steps.iter().filter_map(|step| step.as_ref().err());
     if let Some(error) = errors().find(|error| !is_unique_violation(error)) {
-        return Err(ViolationKind::HandlerFailed {
-            error: kit::describe_sqlx(error),
-            cause: FailureCause::of(error),
-        });
+        return Err(ViolationKind::Common(Common::failed(error)));
     }
     for fate in fates {
         if fate.published == 0 {

@@ -1,6 +1,6 @@
 use std::fmt;
 
-use kit::{Explain, KitError};
+use kit::{Common, Explain, Speaks, Topic, Words};
 
 pub use kit::FailureCause;
 
@@ -48,19 +48,9 @@ pub enum ViolationKind {
     },
     /// Every row shipped once, but a consumer that lost a race returned the unique violation.
     DuplicateSurfacedAsError { errors: usize, example: String },
-    /// A consumer whose session was terminated as it shipped reported the message handled,
-    /// although its transaction rolled back.
-    FailureHidden { outcome: crate::Outcome },
-    /// A consumer of another order's message waited while one message's inbox row was held.
-    WaitedOnAnotherOrder,
-    /// A step failed, for a reason of its own.
-    HandlerFailed { error: String, cause: FailureCause },
-    /// A step returned, and its session still held a lock or an open transaction.
-    LeftBehind { detail: String },
-    /// A step neither finished nor waited on a database lock.
-    Stuck { detail: String },
-    /// The test could not run at all (no database, a migration that does not apply, …).
-    Setup(Box<KitError>),
+    /// What any lesson can catch: a failed or stuck step, a hidden failure, a wait on another
+    /// order, a test that could not run.
+    Common(Common<crate::Outcome>),
 }
 
 /// How the pipeline ran.
@@ -86,21 +76,42 @@ impl fmt::Display for Delivery {
     }
 }
 
+impl Speaks for ViolationKind {
+    const WORDS: Words = Words {
+        call: "step",
+        caller: "relay or consumer",
+        code: "consumer",
+        aggregate: "order",
+        retrier: "broker",
+        lost: "the order never ships",
+        reporting_rule: "Only a message handled before is \"already applied\"; any other \
+                         error must reach the broker.",
+        second_process: "another relay or consumer",
+    };
+
+    fn see(topic: Topic) -> String {
+        match topic {
+            Topic::Failed(FailureCause::PoolExhausted) | Topic::Reporting => {
+                see("A record committed apart from the shipment")
+            }
+            Topic::Failed(_) | Topic::OneProcess => see("Two relays at once"),
+            Topic::Neighbours => see("Other orders do not wait"),
+        }
+    }
+
+    fn meaning(cause: FailureCause) -> Option<&'static str> {
+        (cause == FailureCause::Other).then_some(
+            "A correct relay and consumer run these steps without an error; the SQLSTATE says \
+             what the database refused.",
+        )
+    }
+}
+
 impl Explain<Delivery> for ViolationKind {
-    fn setup(error: KitError) -> Self {
-        ViolationKind::Setup(Box::new(error))
-    }
-
-    fn stuck(detail: String) -> Self {
-        ViolationKind::Stuck { detail }
-    }
-
-    fn left_behind(detail: String) -> Self {
-        ViolationKind::LeftBehind { detail }
-    }
+    kit::common_kinds!(crate::Outcome);
 
     fn explain(&self, during: &Delivery, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if !matches!(self, ViolationKind::Setup(_)) {
+        if !matches!(self, ViolationKind::Common(Common::Setup(_))) {
             write!(f, "{during}: ")?;
         }
         match self {
@@ -192,56 +203,7 @@ impl Explain<Delivery> for ViolationKind {
                  long ago.\n{}",
                 see("A copy that loses a race is not an error")
             ),
-            ViolationKind::FailureHidden { outcome } => write!(
-                f,
-                "the first consumer's {} and its transaction rolled back, so nothing \
-                 of it was kept, yet the consumer reported {outcome:?}. A broker takes that as \
-                 the message handled and never delivers it again: had this redelivery not been \
-                 scripted, the order would never ship. Only a message handled before is \
-                 \"already applied\"; any other error must reach the broker.\n{}",
-                kit::Fault::Killed.what_it_did(),
-                see("A record committed apart from the shipment")
-            ),
-            ViolationKind::WaitedOnAnotherOrder => write!(
-                f,
-                "both orders shipped once, but the consumer of ord-2's message had \
-                 to wait while another instance held ord-1's inbox row: it was seen waiting on \
-                 a lock when it started. Nothing about ord-2 was locked, so the consumer locks \
-                 more than the message it handles (the whole inbox, or one advisory key shared \
-                 by every message). That is still correct, but one slow shipment now holds up \
-                 every order's.\n{}",
-                see("Other orders do not wait")
-            ),
-            ViolationKind::HandlerFailed { error, cause } => {
-                writeln!(f, "a step failed: {error}")?;
-                let (why, see_also) = match cause {
-                    FailureCause::PoolExhausted => (
-                        "The pool had no free connection. In these tests each relay and \
-                         consumer has one connection of its own, which its open transaction \
-                         holds; a statement sent to the pool instead of the transaction waits \
-                         for a second connection that never comes.",
-                        see("A record committed apart from the shipment"),
-                    ),
-                    _ => (
-                        "A correct relay and consumer run these steps without an error; the \
-                         SQLSTATE says what the database refused.",
-                        see("Two relays at once"),
-                    ),
-                };
-                write!(f, "{why}\n{see_also}")
-            }
-            ViolationKind::LeftBehind { detail } => {
-                write!(f, "{detail}\n{}", kit::left_behind("step"))
-            }
-            ViolationKind::Stuck { detail } => write!(
-                f,
-                "{detail}\n\
-                 The test's observer sees only database locks. A step waiting on anything else \
-                 is waiting on something that lives in one process, which another relay or \
-                 consumer would not wait for.\n{}",
-                see("Two relays at once")
-            ),
-            ViolationKind::Setup(error) => write!(f, "the test could not run: {error}"),
+            ViolationKind::Common(common) => common.explain::<Self>(f),
         }
     }
 }

@@ -1,6 +1,6 @@
 use std::fmt;
 
-use kit::{Explain, KitError};
+use kit::{Common, Explain, Speaks, Topic, Words};
 
 use crate::ledger::KeyRow;
 use crate::{BATCH_LIMIT, Pruned};
@@ -49,19 +49,11 @@ pub enum ViolationKind {
     TooBigATransaction { rows: i64, transactions: i64 },
     /// The prune waited for a delivery's open transaction.
     PruneWaited { on: String },
-    /// The prune returned an error.
-    PruneFailed { error: String, cause: FailureCause },
-    /// The prune reported an outcome although its statement was cancelled (57014) or its
-    /// session terminated.
-    FailureHidden { reported: Pruned, fault: kit::Fault },
     /// The given handler failed on the student's table.
     DeliveryFailed { error: String },
-    /// A prune or delivery returned, and its session still held a lock or an open transaction.
-    LeftBehind { detail: String },
-    /// The prune neither finished nor waited on a database lock.
-    Stuck { detail: String },
-    /// The test could not run at all (no database, a migration that does not apply, …).
-    Setup(Box<KitError>),
+    /// What any lesson can catch: a failed or stuck prune, a hidden failure, a test that could
+    /// not run.
+    Common(Common<Pruned>),
 }
 
 /// How the events and the prunes ran.
@@ -96,21 +88,51 @@ impl fmt::Display for Delivery {
     }
 }
 
+impl Speaks for ViolationKind {
+    const WORDS: Words = Words {
+        call: "prune",
+        caller: "prune",
+        code: "prune",
+        aggregate: "credit",
+        retrier: "scheduler",
+        lost: "no one learns that the table has stopped shrinking",
+        reporting_rule: "A prune that did nothing must not say it did.",
+        second_process: "a second instance of the service",
+    };
+
+    fn see(topic: Topic) -> String {
+        match topic {
+            Topic::Reporting | Topic::Failed(_) => see("A prune that fails must say so"),
+            Topic::OneProcess | Topic::Neighbours => see("The prune must not wait for deliveries"),
+        }
+    }
+
+    /// A prune is maintenance, run beside every delivery: what each abort means for it.
+    fn meaning(cause: FailureCause) -> Option<&'static str> {
+        Some(match cause {
+            FailureCause::Serialization => {
+                "The prune runs at REPEATABLE READ or SERIALIZABLE, where the database aborts \
+                 one of two conflicting transactions instead of letting the second wait. A \
+                 prune is maintenance, run beside every delivery: at a stricter level, each such \
+                 abort is a prune that did not happen, unless it retries."
+            }
+            FailureCause::Deadlock => {
+                "The prune and another transaction each waited on a lock the other held, and \
+                 PostgreSQL aborted one of them (SQLSTATE 40P01)."
+            }
+            _ => {
+                "A prune that fails leaves the table to grow until someone notices. The \
+                 SQLSTATE says what the database refused."
+            }
+        })
+    }
+}
+
 impl Explain<Delivery> for ViolationKind {
-    fn setup(error: KitError) -> Self {
-        ViolationKind::Setup(Box::new(error))
-    }
-
-    fn stuck(detail: String) -> Self {
-        ViolationKind::Stuck { detail }
-    }
-
-    fn left_behind(detail: String) -> Self {
-        ViolationKind::LeftBehind { detail }
-    }
+    kit::common_kinds!(Pruned);
 
     fn explain(&self, during: &Delivery, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if !matches!(self, ViolationKind::Setup(_)) {
+        if !matches!(self, ViolationKind::Common(Common::Setup(_))) {
             write!(f, "{during}: ")?;
         }
         match self {
@@ -192,34 +214,6 @@ impl Explain<Delivery> for ViolationKind {
                  delivery that comes after queues behind it.\n{}",
                 see("The prune must not wait for deliveries")
             ),
-            ViolationKind::PruneFailed { error, cause } => {
-                writeln!(f, "the prune failed: {error}")?;
-                let why = match cause {
-                    FailureCause::Serialization => {
-                        "The prune runs at REPEATABLE READ or SERIALIZABLE, where the database \
-                         aborts one of two conflicting transactions instead of letting the \
-                         second wait. A prune is maintenance, run beside every delivery: at a \
-                         stricter level, each such abort is a prune that did not happen, \
-                         unless it retries."
-                    }
-                    FailureCause::Deadlock => {
-                        "The prune and another transaction each waited on a lock the other \
-                         held, and PostgreSQL aborted one of them (SQLSTATE 40P01)."
-                    }
-                    _ => {
-                        "A prune that fails leaves the table to grow until someone notices. \
-                         The SQLSTATE says what the database refused."
-                    }
-                };
-                write!(f, "{why}\n{}", see("A prune that fails must say so"))
-            }
-            ViolationKind::FailureHidden { reported, fault } => write!(
-                f,
-                "the prune's {}, yet it reported {reported:?}. A scheduler that reads that as \
-                 success never retries it, and no one learns that the table has stopped shrinking.\n{}",
-                fault.what_it_did(),
-                see("A prune that fails must say so")
-            ),
             ViolationKind::DeliveryFailed { error } => write!(
                 f,
                 "the ledger's handler (given, and correct) failed on processed_events as your \
@@ -229,18 +223,7 @@ impl Explain<Delivery> for ViolationKind {
                  refused.\n{}",
                 see("Partitioning, and the key it costs")
             ),
-            ViolationKind::LeftBehind { detail } => {
-                write!(f, "{detail}\n{}", kit::left_behind("prune"))
-            }
-            ViolationKind::Stuck { detail } => write!(
-                f,
-                "{detail}\n\
-                 The test's observer sees only database locks. A prune waiting on anything \
-                 else is waiting on something that lives in one process, and a second instance \
-                 of the service would not wait for it.\n{}",
-                see("The prune must not wait for deliveries")
-            ),
-            ViolationKind::Setup(error) => write!(f, "the test could not run: {error}"),
+            ViolationKind::Common(common) => common.explain::<Self>(f),
         }
     }
 }

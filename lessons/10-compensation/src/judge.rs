@@ -2,10 +2,10 @@
 //! first event that reached it; a release returns its units once and is announced once; and
 //! the deliveries' reports say so, without calling a repeat an error.
 
-use kit::is_unique_violation;
+use kit::{Common, is_unique_violation};
 
 use crate::inventory::Observed;
-use crate::{FailureCause, Outcome, ViolationKind};
+use crate::{Outcome, ViolationKind};
 
 pub(crate) fn judge(
     observed: &Observed,
@@ -38,10 +38,7 @@ pub(crate) fn judge(
     }
     let errors = || outcomes.iter().filter_map(|outcome| outcome.as_ref().err());
     if let Some(error) = errors().find(|error| !is_unique_violation(error)) {
-        return Err(ViolationKind::HandlerFailed {
-            error: kit::describe_sqlx(error),
-            cause: FailureCause::of(error),
-        });
+        return Err(ViolationKind::Common(Common::failed(error)));
     }
     if let Some(example) = errors().next() {
         return Err(ViolationKind::RefusedByAKey {

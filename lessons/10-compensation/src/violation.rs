@@ -1,6 +1,6 @@
 use std::fmt;
 
-use kit::{Explain, KitError};
+use kit::{Common, Explain, Speaks, Topic, Words};
 
 use crate::Outcome;
 
@@ -53,13 +53,6 @@ pub enum ViolationKind {
     /// The reservation was settled once, but deliveries were refused by a unique key (23505)
     /// and returned that as an error.
     RefusedByAKey { errors: usize, example: String },
-    /// A delivery failed with something other than a unique violation.
-    HandlerFailed { error: String, cause: FailureCause },
-    /// A delivery whose statement was cancelled (57014), or whose session was terminated,
-    /// reported an outcome instead of the error, although its transaction rolled back.
-    FailureHidden { outcome: Outcome, fault: kit::Fault },
-    /// A delivery for another order waited while one order's reservation was locked.
-    WaitedOnAnotherOrder,
     /// A release that reached the inventory before the order's reservation had committed
     /// failed.
     FailedWithoutAReservation {
@@ -78,12 +71,9 @@ pub enum ViolationKind {
     /// that the first release found nothing to release and every later delivery changed
     /// nothing.
     NothingReservedMisreported { reports: Vec<Outcome> },
-    /// A delivery returned, and its session still held a lock or an open transaction.
-    LeftBehind { detail: String },
-    /// A worker neither finished nor waited on a database lock.
-    Stuck { detail: String },
-    /// The test could not run at all (no database, a migration that does not apply, …).
-    Setup(Box<KitError>),
+    /// What any lesson can catch: a failed or stuck delivery, a hidden failure, a wait on
+    /// another order, a test that could not run.
+    Common(Common<Outcome>),
 }
 
 /// How the events reached the inventory service.
@@ -117,21 +107,34 @@ impl fmt::Display for Delivery {
     }
 }
 
+impl Speaks for ViolationKind {
+    const WORDS: Words = Words {
+        call: "delivery",
+        caller: "worker",
+        code: "handler",
+        aggregate: "order",
+        retrier: "broker",
+        lost: "the reservation stays held for good",
+        reporting_rule: "A failed compensation must say it failed, so that it is tried again.",
+        second_process: "a second instance of the inventory service",
+    };
+
+    fn see(topic: Topic) -> String {
+        match topic {
+            Topic::OneProcess | Topic::Neighbours => see("Other orders do not wait"),
+            Topic::Failed(FailureCause::PoolExhausted) | Topic::Reporting => {
+                see("The announcement commits with the release")
+            }
+            Topic::Failed(_) => see("Settled once, reported once"),
+        }
+    }
+}
+
 impl Explain<Delivery> for ViolationKind {
-    fn setup(error: KitError) -> Self {
-        ViolationKind::Setup(Box::new(error))
-    }
-
-    fn stuck(detail: String) -> Self {
-        ViolationKind::Stuck { detail }
-    }
-
-    fn left_behind(detail: String) -> Self {
-        ViolationKind::LeftBehind { detail }
-    }
+    kit::common_kinds!(Outcome);
 
     fn explain(&self, during: &Delivery, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if !matches!(self, ViolationKind::Setup(_)) {
+        if !matches!(self, ViolationKind::Common(Common::Setup(_))) {
             write!(f, "{during}: ")?;
         }
         match self {
@@ -233,42 +236,6 @@ impl Explain<Delivery> for ViolationKind {
                  complete.\n{}",
                 see("Settled once, reported once")
             ),
-            ViolationKind::HandlerFailed { error, cause } => {
-                writeln!(f, "a delivery failed: {error}")?;
-                let (why, see_also) = match cause {
-                    FailureCause::PoolExhausted => (
-                        "The pool had no free connection. In these tests each worker has one \
-                         connection of its own, which its open transaction holds; a statement \
-                         sent to the pool instead of the transaction waits for a second \
-                         connection that never comes.",
-                        see("The announcement commits with the release"),
-                    ),
-                    FailureCause::Serialization => (
-                        "The transaction runs at REPEATABLE READ or SERIALIZABLE, where the \
-                         database aborts one of two conflicting transactions instead of \
-                         letting the second wait and see the first's change. The guards here \
-                         are built on read committed, PostgreSQL's default; at a stricter \
-                         level, every such abort is a failed delivery unless the handler \
-                         retries it.",
-                        see("Settled once, reported once"),
-                    ),
-                    FailureCause::Deadlock => (
-                        "Two deliveries both read the reservation under a lock that does not \
-                         keep the other out, and then each waited for the other's lock to \
-                         write: neither could go on, and the database aborted one of them. A \
-                         read that decides a write must keep other deciders out until it \
-                         commits.",
-                        see("Settled once, reported once"),
-                    ),
-                    _ => (
-                        "Only a repeat may be reported as handled; this error means the \
-                         handler could not do its job, which a correct handler can. The \
-                         SQLSTATE says what the database refused.",
-                        see("Settled once, reported once"),
-                    ),
-                };
-                write!(f, "{why}\n{see_also}")
-            }
             ViolationKind::FailedWithoutAReservation { event, error } => write!(
                 f,
                 "{event} reached the inventory while the order had no committed reservation, \
@@ -304,37 +271,7 @@ impl Explain<Delivery> for ViolationKind {
                  Released says units went back on the shelf, and none did.\n{}",
                 see("The compensation that overtakes the action")
             ),
-            ViolationKind::FailureHidden { outcome, fault } => write!(
-                f,
-                "the first delivery's {} and its transaction rolled back, so nothing of its \
-                 release was kept, yet the handler reported {outcome:?}. A broker stops redelivering on such a report: had this \
-                 redelivery not been scripted, the reservation would have stayed held for \
-                 good. A failed compensation must say it failed, so that it is tried again.\n{}",
-                fault.what_it_did(),
-                see("The announcement commits with the release")
-            ),
-            ViolationKind::WaitedOnAnotherOrder => write!(
-                f,
-                "both reservations were settled once, but the delivery for ord-2 had to wait \
-                 while another session held ord-1's reservation: it was seen waiting on a lock \
-                 when it started. Nothing about ord-2 was locked, so the handler locks more \
-                 than the reservation it settles (a whole table, or one advisory key shared by \
-                 every order). That is still correct, but one slow release now holds up every \
-                 order's.\n{}",
-                see("Other orders do not wait")
-            ),
-            ViolationKind::LeftBehind { detail } => {
-                write!(f, "{detail}\n{}", kit::left_behind("delivery"))
-            }
-            ViolationKind::Stuck { detail } => write!(
-                f,
-                "{detail}\n\
-                 The test's observer sees only database locks. A worker waiting on anything \
-                 else is waiting on something that lives in one process, such as a Mutex, and \
-                 a second instance of the inventory service would not wait for it.\n{}",
-                see("Other orders do not wait")
-            ),
-            ViolationKind::Setup(error) => write!(f, "the test could not run: {error}"),
+            ViolationKind::Common(common) => common.explain::<Self>(f),
         }
     }
 }

@@ -3,7 +3,7 @@
 //! recorded; and each delivery reports what it did.
 
 use crate::orders::Observed;
-use crate::{FailureCause, Outcome, PaymentEvent, ViolationKind};
+use crate::{Outcome, PaymentEvent, ViolationKind};
 
 /// What the order must look like after the deliveries.
 pub(crate) enum Expect {
@@ -37,10 +37,7 @@ pub(crate) fn judge(
             .filter_map(|(_, outcome)| outcome.as_ref().err())
     };
     if let Some(error) = errors().find(|error| !is_unique_violation(error)) {
-        return Err(ViolationKind::HandlerFailed {
-            error: kit::describe_sqlx(error),
-            cause: FailureCause::of(error),
-        });
+        return Err(ViolationKind::Common(Common::failed(error)));
     }
     let winner = check_state(expect, observed, delivered)?;
     if let Some(example) = errors().next() {
@@ -195,4 +192,4 @@ fn announcement_of(status: &str) -> &'static str {
     }
 }
 
-pub(crate) use kit::is_unique_violation;
+pub(crate) use kit::{Common, is_unique_violation};

@@ -1,6 +1,6 @@
 use std::fmt;
 
-use kit::{Explain, KitError, see};
+use kit::{Common, Explain, Speaks, Topic, Words, see};
 
 use crate::{Mix, Outcome};
 
@@ -43,9 +43,6 @@ pub enum ViolationKind {
     },
     /// The effect happened once, but deliveries that lost the race returned an error.
     DuplicateSurfacedAsError { errors: usize, example: String },
-    /// A delivery failed with something other than a duplicate; `cause` is what the error
-    /// suggests about why.
-    HandlerFailed { error: String, cause: FailureCause },
     /// A delivered event is not in processed_events.
     NotRecorded { event_id: String },
     /// The order is right, but what the deliveries reported is not. `about_resolved` when the
@@ -61,17 +58,9 @@ pub enum ViolationKind {
     ErrorHidden { outcome: Outcome },
     /// An event that changed nothing (its order does not exist) was recorded as handled.
     RecordedWithoutEffect,
-    /// A delivery whose statement was cancelled (57014), or whose session was terminated,
-    /// reported an outcome instead of the error, although its transaction rolled back and nothing of it was kept.
-    FailureHidden { outcome: Outcome, fault: kit::Fault },
-    /// A delivery returned, and its session still held a lock or an open transaction.
-    LeftBehind { detail: String },
-    /// A delivery for another order waited while one order's row was locked.
-    WaitedOnAnotherOrder,
-    /// A worker neither finished nor waited on a database lock.
-    Stuck { detail: String },
-    /// The test could not run at all (no database, say).
-    Setup(Box<KitError>),
+    /// What any lesson can catch: a failed or stuck delivery, a hidden failure, a wait on
+    /// another order, a test that could not run.
+    Common(Common<Outcome>),
 }
 
 /// How the events reached the handler.
@@ -106,18 +95,37 @@ impl fmt::Display for Delivery {
     }
 }
 
+impl Speaks for ViolationKind {
+    const WORDS: Words = Words {
+        call: "delivery",
+        caller: "worker",
+        code: "handler",
+        aggregate: "order",
+        retrier: "broker",
+        lost: "the event is lost",
+        reporting_rule: "Only a duplicate means \"already handled\"; any other error must \
+                         reach the caller.",
+        second_process: "a second consumer",
+    };
+
+    /// The saga's lessons build on each other: each topic is explained in the chapter that
+    /// introduces it.
+    fn see(topic: Topic) -> String {
+        match topic {
+            Topic::OneProcess | Topic::Neighbours => see("04", "Other orders do not wait"),
+            Topic::Reporting => see("03", "What a failed delivery leaves behind"),
+            Topic::Failed(FailureCause::PoolExhausted) => see("03", "A statement on the pool"),
+            Topic::Failed(FailureCause::TransactionAborted) => {
+                see("02", "The same wait, without the error")
+            }
+            Topic::Failed(FailureCause::Other) => see("02", "The insert is the decision"),
+            Topic::Failed(_) => see("04", "When the wait ends in an error"),
+        }
+    }
+}
+
 impl Explain<Delivery> for ViolationKind {
-    fn setup(error: KitError) -> Self {
-        ViolationKind::Setup(Box::new(error))
-    }
-
-    fn stuck(detail: String) -> Self {
-        ViolationKind::Stuck { detail }
-    }
-
-    fn left_behind(detail: String) -> Self {
-        ViolationKind::LeftBehind { detail }
-    }
+    kit::common_kinds!(Outcome);
 
     fn explain(&self, during: &Delivery, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{during}: ")?;
@@ -270,11 +278,6 @@ impl Explain<Delivery> for ViolationKind {
                  was handled.\n{}",
                 see("02", "The same wait, without the error")
             ),
-            ViolationKind::HandlerFailed { error, cause } => {
-                writeln!(f, "a delivery failed: {error}")?;
-                let (why, see_also) = failure_meaning(*cause);
-                write!(f, "{why}\n{see_also}")
-            }
             ViolationKind::NotRecorded { event_id } => write!(
                 f,
                 "{event_id} is not in processed_events, although it was delivered and reported \
@@ -324,92 +327,8 @@ impl Explain<Delivery> for ViolationKind {
                  record committed although the change failed.\n{}",
                 see("03", "Recorded without effect")
             ),
-            ViolationKind::FailureHidden { outcome, fault } => write!(
-                f,
-                "the first delivery's {} and its transaction rolled back, so nothing of it was \
-                 kept; yet the handler reported {outcome:?}. A consumer acknowledges an event on such a report, and the broker \
-                 never delivers it again: had this redelivery not been scripted, the event \
-                 would be lost. Only a duplicate means \"already handled\"; any other error \
-                 must reach the caller.\n{}",
-                fault.what_it_did(),
-                see("03", "What a failed delivery leaves behind")
-            ),
-            ViolationKind::LeftBehind { detail } => {
-                write!(f, "{detail}\n{}", kit::left_behind("delivery"))
-            }
-            ViolationKind::WaitedOnAnotherOrder => write!(
-                f,
-                "both orders ended right, but the delivery for ord-2 had to wait while another \
-                 session held ord-1's row: it was seen waiting on a lock when it started. \
-                 Nothing about ord-2 was locked, so the handler locks more than the order its \
-                 event is about (a whole table, or one advisory key shared by every order). \
-                 That is still correct, but one slow or stuck delivery now holds up every \
-                 order's deliveries, and the consumer handles one event at a time.\n{}",
-                see("04", "Other orders do not wait")
-            ),
-            ViolationKind::Stuck { detail } => write!(
-                f,
-                "{detail}\n\
-                 The test's observer sees only database locks. A worker waiting on anything \
-                 else waits on something one process owns, which a second consumer would not \
-                 share."
-            ),
-            ViolationKind::Setup(error) => write!(f, "the test could not run: {error}"),
+            ViolationKind::Common(common) => common.explain::<Self>(f),
         }
-    }
-}
-
-/// Why a handler's error is wrong here, by its cause, and where the book explains it. The
-/// error itself (with its SQLSTATE and what that means) is printed above this.
-fn failure_meaning(cause: FailureCause) -> (&'static str, String) {
-    match cause {
-        FailureCause::Deadlock => (
-            "Two deliveries of this test deadlocked, and the database aborted one of them to \
-             break the cycle. Two sessions that first lock the same row weakly (or in a \
-             different order) and then both need a stronger lock wait for each other this way. \
-             The event's sender sees a failure for a delivery a correct handler completes.",
-            see("04", "When the wait ends in an error"),
-        ),
-        FailureCause::Serialization => (
-            "The transaction runs at REPEATABLE READ or SERIALIZABLE, where the database aborts \
-             one of two conflicting transactions instead of making it wait and read the other's \
-             result. The guards of these lessons are built on read committed, PostgreSQL's \
-             default; at a stricter level, every such abort is a failed delivery unless the \
-             handler retries it.",
-            see("04", "When the wait ends in an error"),
-        ),
-        FailureCause::LockNotAvailable => (
-            "The delivery gave up instead of waiting for a lock another delivery held (NOWAIT or \
-             lock_timeout). That delivery had not finished: nobody knew yet whether it would \
-             commit, so giving up failed an event that waiting would have handled.",
-            see("04", "When the wait ends in an error"),
-        ),
-        FailureCause::TransactionAborted => (
-            "A statement ran in a transaction that an earlier error had already aborted: after \
-             an error (a unique violation, say), PostgreSQL refuses every statement of the same \
-             transaction until it rolls back, so catching the first error and carrying on \
-             cannot work.",
-            see("02", "The same wait, without the error"),
-        ),
-        FailureCause::Cancelled => (
-            "A statement was cancelled while it waited (statement_timeout, or a cancel \
-             request). Waiting for a concurrent delivery of the same order is how these \
-             guards decide correctly; a timeout short enough to cut that wait fails deliveries \
-             that would have succeeded.",
-            see("04", "When the wait ends in an error"),
-        ),
-        FailureCause::PoolExhausted => (
-            "The pool had no free connection. In these tests each worker has one connection of \
-             its own, which its open transaction holds; a statement sent to the pool instead of \
-             the transaction waits for a second connection that never comes.",
-            see("03", "A statement on the pool"),
-        ),
-        FailureCause::Other => (
-            "Only a duplicate may be reported as handled; this error means the handler could \
-             not do its job, which a correct handler can. The SQLSTATE says what the database \
-             refused.",
-            see("02", "The insert is the decision"),
-        ),
     }
 }
 
@@ -445,18 +364,6 @@ fn tally(announcements: &[(String, String)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_pool_timeout_is_read_as_a_statement_outside_the_transaction() {
-        assert_eq!(
-            FailureCause::of(&sqlx::Error::PoolTimedOut),
-            FailureCause::PoolExhausted
-        );
-        assert_eq!(
-            FailureCause::of(&sqlx::Error::RowNotFound),
-            FailureCause::Other
-        );
-    }
 
     #[test]
     fn many_identical_rows_are_counted_not_listed() {

@@ -1,4 +1,4 @@
-use kit::{Fault, Script};
+use kit::{Common, Fault, Script};
 
 use super::forced::{LOCK_ACCOUNT_ROW, shown};
 use super::{credit_event, observe_into, with_account};
@@ -57,7 +57,10 @@ async fn failed_then_redelivered<H: Handler>(
     };
     judge(observed, &outcomes).map_err(violation)?;
     if let Some(outcome) = hidden {
-        return Err(violation(ViolationKind::FailureHidden { outcome, fault }));
+        return Err(violation(ViolationKind::Common(Common::FailureHidden {
+            outcome,
+            fault,
+        })));
     }
     kit::passing_trace(
         match fault {

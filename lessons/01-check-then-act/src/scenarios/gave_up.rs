@@ -1,4 +1,4 @@
-use kit::{Fault, Script};
+use kit::{Common, Fault, Script};
 
 use super::forced::{LOCK_ACCOUNT_ROW, shown};
 use super::{credit_event, observe_into, with_account};
@@ -54,10 +54,10 @@ pub async fn duplicate_gives_up_then_first_rolls_back<H: Handler>(
         return Err(violation(if worker == "worker-2" {
             ViolationKind::WaitEndedTakenForADuplicate { outcome }
         } else {
-            ViolationKind::FailureHidden {
+            ViolationKind::Common(Common::FailureHidden {
                 outcome,
                 fault: Fault::Cancelled,
-            }
+            })
         }));
     }
     judge(observed, &outcomes).map_err(violation)?;

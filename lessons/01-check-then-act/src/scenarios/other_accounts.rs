@@ -1,4 +1,4 @@
-use kit::Script;
+use kit::{Common, Script};
 
 use super::forced::{LOCK_ACCOUNT_ROW, shown};
 use super::{credit_event, prepare};
@@ -60,7 +60,12 @@ pub async fn other_accounts_do_not_wait<H: Handler>(subject: Subject<H>) -> Resu
         judge(observed, &[outcome]).map_err(violation)?;
     }
     if waited {
-        return Err(violation(ViolationKind::WaitedOnAnotherAccount));
+        return Err(violation(ViolationKind::Common(
+            Common::WaitedOnANeighbour {
+                waiting: "acc-2".into(),
+                held: "acc-1's row".into(),
+            },
+        )));
     }
     kit::passing_trace("other_accounts_do_not_wait", &trace);
     Ok(())

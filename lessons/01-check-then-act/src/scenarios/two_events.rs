@@ -1,4 +1,4 @@
-use kit::Script;
+use kit::{Common, Script};
 
 use super::forced::{LOCK_ACCOUNT_ROW, shown};
 use super::{AMOUNT_CENTS, credit_event, with_account};
@@ -49,10 +49,7 @@ pub async fn two_events_race_for_one_account<H: Handler>(
     for (_, outcome) in &ran.outcomes {
         match outcome {
             Err(error) => {
-                return Err(violation(ViolationKind::HandlerFailed {
-                    error: kit::describe_sqlx(error),
-                    pool_exhausted: matches!(error, sqlx::Error::PoolTimedOut),
-                }));
+                return Err(violation(ViolationKind::Common(Common::failed(error))));
             }
             Ok(Outcome::Applied) => {}
             Ok(outcome) => {

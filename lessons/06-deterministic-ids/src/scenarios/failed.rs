@@ -1,4 +1,4 @@
-use kit::{Fault, Script};
+use kit::{Common, Fault, Script};
 
 use super::{LOCK_THE_STEPS_TABLES, observe, order_created, prepare, shown, verdict};
 use crate::{DEFAULT_CARD, Delivery, Handler, Subject, Violation, ViolationKind};
@@ -109,7 +109,7 @@ async fn stopped_then_redelivered<H: Handler>(
     verdict(&observed, &outcomes, during, Some(&trace))?;
     if let Some(outcome) = hidden {
         return Err(Violation {
-            kind: ViolationKind::FailureHidden { outcome, fault },
+            kind: ViolationKind::Common(Common::FailureHidden { outcome, fault }),
             during,
             trace: Some(trace),
         });

@@ -1,4 +1,4 @@
-use kit::Script;
+use kit::{Common, Script};
 
 use super::{observe, order_created, prepare, shown, verdict};
 use crate::{DEFAULT_CARD, Delivery, Handler, Subject, Violation, ViolationKind};
@@ -50,7 +50,10 @@ pub async fn other_orders_do_not_wait<H: Handler>(subject: Subject<H>) -> Result
     }
     if waited {
         return Err(Violation {
-            kind: ViolationKind::WaitedOnAnotherOrder,
+            kind: ViolationKind::Common(Common::WaitedOnANeighbour {
+                waiting: "ord-2".into(),
+                held: "ord-1's uncommitted payment".into(),
+            }),
             during,
             trace: Some(trace),
         });

@@ -1,4 +1,4 @@
-use kit::Script;
+use kit::{Common, Script};
 
 use super::{GROUP, MAX, NEIGHBOUR, catch_up_then_verdict, order_ids, prepare, shown};
 use crate::log::{AMOUNT_CENTS, Verdict};
@@ -58,7 +58,10 @@ pub async fn another_group_is_not_held_up<H: Handler>(
     .await?;
     if waited {
         return Err(Violation {
-            kind: ViolationKind::WaitedOnAnotherGroup { group: NEIGHBOUR },
+            kind: ViolationKind::Common(Common::WaitedOnANeighbour {
+                waiting: format!("group {GROUP:?}"),
+                held: format!("group {NEIGHBOUR:?}'s offset row, half-way through a batch"),
+            }),
             during,
             trace,
         });

@@ -1,4 +1,4 @@
-use kit::Script;
+use kit::{Common, Fault, Script};
 
 use super::{
     MAX, consume_all, one_published_message, orders, play_then_drain, prepare, shown, verdict,
@@ -129,7 +129,10 @@ pub async fn consumer_dies_before_shipping<H: Handler>(
     // waits on it, and the next pass relays whatever it failed to.)
     if let Some(Done::Consumed(outcome)) = hidden {
         return Err(Violation {
-            kind: ViolationKind::FailureHidden { outcome },
+            kind: ViolationKind::Common(Common::FailureHidden {
+                outcome,
+                fault: Fault::Killed,
+            }),
             during,
             trace,
         });

@@ -1,4 +1,4 @@
-use kit::Script;
+use kit::{Common, Script};
 
 use super::{orders, prepare, relay_until_empty, shown, verdict};
 use crate::{Delivery, Handler, Step, Subject, Violation, ViolationKind};
@@ -48,7 +48,10 @@ pub async fn other_orders_do_not_wait<H: Handler>(subject: Subject<H>) -> Result
     let trace = verdict(&world, &steps, during, Some(&mut interleaving)).await?;
     if waited {
         return Err(Violation {
-            kind: ViolationKind::WaitedOnAnotherOrder,
+            kind: ViolationKind::Common(Common::WaitedOnANeighbour {
+                waiting: "ord-2".into(),
+                held: "ord-1's inbox row".into(),
+            }),
             during,
             trace,
         });

@@ -1,4 +1,4 @@
-use kit::{Fault, Script};
+use kit::{Common, Fault, Script};
 
 use super::{beside_a_backlog, shown, t0};
 use crate::{Delivery, Handler, Prune, Subject, Violation, ViolationKind};
@@ -39,7 +39,10 @@ pub async fn a_prune_that_fails_while_it_waits_is_run_again<H: Handler>(
     let permutation = "other-batch prune fail rollback again";
     let trace = beside_a_backlog(&subject, script, permutation, during, |ran| {
         match ran.apart_from_failed("prune-1") {
-            (_, Some(reported)) => Err(ViolationKind::FailureHidden { reported, fault }),
+            (_, Some(reported)) => Err(ViolationKind::Common(Common::FailureHidden {
+                outcome: reported,
+                fault,
+            })),
             (prunes, None) => Ok(prunes),
         }
     })

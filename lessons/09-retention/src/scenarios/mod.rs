@@ -23,14 +23,14 @@ pub use midnight::a_copy_after_midnight_is_recognised;
 pub use sequential::a_copy_after_a_prune_is_recognised;
 
 use chrono::{DateTime, TimeDelta, TimeZone, Utc};
-use kit::{Outcomes, Ran, Script, TestDatabase, Trace};
+use kit::{Common, Outcomes, Ran, Script, TestDatabase, Trace};
 use sqlx::PgPool;
 
 use crate::judge::{Story, credited_once};
 use crate::ledger::Ledger;
 use crate::{
-    Credit, Delivered, Delivery, FailureCause, Handler, Outcome, Prune, Pruned, RETENTION_LIMIT,
-    Subject, Violation, ViolationKind, handle,
+    Credit, Delivered, Delivery, Handler, Outcome, Prune, Pruned, RETENTION_LIMIT, Subject,
+    Violation, ViolationKind, handle,
 };
 
 /// When the scenarios' stories begin: a Monday morning, in the month the exercise's migration
@@ -111,10 +111,7 @@ async fn prune<H: Handler>(
 
 fn failed(error: &sqlx::Error, during: Delivery) -> Violation {
     Violation {
-        kind: ViolationKind::PruneFailed {
-            error: kit::describe_sqlx(error),
-            cause: FailureCause::of(error),
-        },
+        kind: ViolationKind::Common(Common::failed(error)),
         during,
         trace: None,
     }

@@ -1,4 +1,4 @@
-use kit::{Fault, Script};
+use kit::{Common, Fault, Script};
 
 use super::{failed, observe, shown, verdict, with_reservations};
 use crate::{Delivery, Handler, Subject, Violation, ViolationKind};
@@ -67,7 +67,7 @@ async fn failed_then_redelivered<H: Handler>(
     verdict(&observed, &outcomes, during, Some(&trace))?;
     if let Some(outcome) = hidden {
         return Err(Violation {
-            kind: ViolationKind::FailureHidden { outcome, fault },
+            kind: ViolationKind::Common(Common::FailureHidden { outcome, fault }),
             during,
             trace: Some(trace),
         });

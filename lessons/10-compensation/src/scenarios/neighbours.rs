@@ -1,4 +1,4 @@
-use kit::Script;
+use kit::{Common, Script};
 
 use super::{failed, observe, shown, verdict, with_reservations};
 use crate::{Delivery, Handler, Subject, Violation, ViolationKind};
@@ -46,7 +46,10 @@ pub async fn other_orders_do_not_wait<H: Handler>(subject: Subject<H>) -> Result
     }
     if waited {
         return Err(Violation {
-            kind: ViolationKind::WaitedOnAnotherOrder,
+            kind: ViolationKind::Common(Common::WaitedOnANeighbour {
+                waiting: "ord-2".into(),
+                held: "ord-1's reservation".into(),
+            }),
             during,
             trace: Some(trace),
         });

@@ -2,7 +2,7 @@
 //! the reservation it would release, which `reserve` (given) makes afterwards, or makes while
 //! the release runs.
 
-use kit::{KitError, Script};
+use kit::{Common, KitError, Script};
 
 use super::{QUANTITY, cancelled, failed, observe, shown, verdict};
 use crate::inventory::{Inventory, LEFT_ON_THE_SHELF, OrderRow, sku_of};
@@ -68,10 +68,7 @@ fn judge_cancelled_first(
             reported: first.copied(),
         });
     }
-    let after = after.map_err(|error| ViolationKind::HandlerFailed {
-        error: kit::describe_sqlx(&error),
-        cause: crate::FailureCause::of(&error),
-    })?;
+    let after = after.map_err(|error| ViolationKind::Common(Common::failed(&error)))?;
     if row.status.as_deref() != Some("released") || row.available != ON_THE_SHELF {
         return Err(ViolationKind::StateDisagrees {
             summary: row.summary(),
@@ -111,10 +108,7 @@ fn failure(event: &ReservationEvent, error: &sqlx::Error) -> ViolationKind {
             error: kit::describe_sqlx(error),
         }
     } else {
-        ViolationKind::HandlerFailed {
-            error: kit::describe_sqlx(error),
-            cause: crate::FailureCause::of(error),
-        }
+        ViolationKind::Common(Common::failed(error))
     }
 }
 

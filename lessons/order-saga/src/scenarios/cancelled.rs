@@ -1,4 +1,4 @@
-use kit::Script;
+use kit::{Common, Script};
 
 use super::{AMOUNT_CENTS, LOCK_ORDER_ROW, describe, shown, succeeded, verdict, with_order};
 use crate::judge::Expect;
@@ -49,10 +49,10 @@ pub async fn cancelled_delivery_then_redelivery<H: Handler>(
     )?;
     if let Some(outcome) = hidden {
         return Err(Violation {
-            kind: ViolationKind::FailureHidden {
+            kind: ViolationKind::Common(Common::FailureHidden {
                 outcome,
                 fault: kit::Fault::Cancelled,
-            },
+            }),
             during,
             trace: Some(trace),
         });

@@ -1,4 +1,4 @@
-use kit::{Fault, Script};
+use kit::{Common, Fault, Script};
 
 use super::{
     AMOUNT_CENTS, LOCK_ORDER_ROW, describe, gave_up_without_waiting, shown, succeeded, verdict,
@@ -59,10 +59,10 @@ async fn killed<H: Handler>(
     // consumer that only lost its connection would act on.
     if let Some(outcome) = hidden {
         return Err(Violation {
-            kind: ViolationKind::FailureHidden {
+            kind: ViolationKind::Common(Common::FailureHidden {
                 outcome,
                 fault: Fault::Killed,
-            },
+            }),
             during,
             trace: Some(trace),
         });

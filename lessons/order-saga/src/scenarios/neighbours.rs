@@ -2,7 +2,7 @@
 //! other orders. A guard that refuses duplicates by aborting or serialising everything fails
 //! these.
 
-use kit::Script;
+use kit::{Common, Script};
 
 use super::{
     AMOUNT_CENTS, LOCK_ORDER_ROW, describe, prepare, shown, succeeded, verdict, with_order,
@@ -99,7 +99,10 @@ pub async fn other_orders_do_not_wait<H: Handler>(subject: Subject<H>) -> Result
     }
     if waited {
         return Err(Violation {
-            kind: ViolationKind::WaitedOnAnotherOrder,
+            kind: ViolationKind::Common(Common::WaitedOnANeighbour {
+                waiting: "ord-2".into(),
+                held: "ord-1's row".into(),
+            }),
             during,
             trace: Some(trace),
         });

@@ -18,6 +18,7 @@
 //! Nothing here knows about any lesson; lessons build their scenarios from these parts.
 
 mod barrier;
+mod common;
 mod database;
 mod deadline;
 pub mod deliver;
@@ -38,6 +39,7 @@ mod teaching;
 mod trace;
 
 pub use barrier::{release_together, rounds, with_fewer_rounds};
+pub use common::{Common, Speaks, Topic, Words};
 pub use database::TestDatabase;
 pub use deadline::{DEADLINE_VAR, DID_NOT_FINISH};
 pub use error::KitError;

@@ -7,24 +7,58 @@
 
 use std::fmt;
 
+use crate::common::{Common, Speaks};
 use crate::subject::Handler;
 use crate::{Interleaving, KitError, Ran, Schema, Script, TestDatabase, Trace};
 
-/// A lesson's kinds of violation, and how each is explained.
-pub trait Explain<D>: Sized {
-    /// The kind for "the test could not run" (no server, a migration that does not apply, …).
-    fn setup(error: KitError) -> Self;
+/// A lesson's kinds of violation, and how each is explained: the lesson's own kinds by the
+/// lesson, the [`Common`] ones by the kit, in the lesson's words ([`Speaks`]).
+pub trait Explain<D>: Sized + Speaks {
+    /// What the lesson's code under test reports when it succeeds.
+    type Outcome: fmt::Debug;
 
-    /// The kind for "a worker waited on something the database cannot see".
-    fn stuck(detail: String) -> Self;
+    /// The lesson's kind for a common violation (its `Common` variant).
+    fn common(common: Common<Self::Outcome>) -> Self;
 
-    /// The kind for "a delivery returned, and its session still holds a lock or an open
-    /// transaction" ([`KitError::LeftBehind`], worded in `detail`).
-    fn left_behind(detail: String) -> Self;
+    /// The common violation this kind is, if it is one.
+    fn as_common(&self) -> Option<&Common<Self::Outcome>>;
 
     /// The message: what happened (during `during`), why it is wrong, and which section of the
-    /// book explains it ([`see`]).
+    /// book explains it ([`see`]). A common kind's message is [`Common::explain`]'s, after the
+    /// lesson's opening (`"{during}: "`; none for a test that could not run).
     fn explain(&self, during: &D, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+
+    /// The kind for "the test could not run" (no server, a migration that does not apply, …).
+    fn setup(error: KitError) -> Self {
+        Self::common(Common::Setup(Box::new(error)))
+    }
+
+    /// The kind for "a worker waited on something the database cannot see".
+    fn stuck(detail: String) -> Self {
+        Self::common(Common::Stuck { detail })
+    }
+
+    /// The kind for "a call returned, and its session still holds a lock or an open
+    /// transaction" ([`KitError::LeftBehind`], worded in `detail`).
+    fn left_behind(detail: String) -> Self {
+        Self::common(Common::LeftBehind { detail })
+    }
+
+    /// The kind's name, as a wrong fix's `expect:` line names it (`ReleasedTwice`,
+    /// `HandlerFailed`).
+    fn name(&self) -> String
+    where
+        Self: fmt::Debug,
+    {
+        match self.as_common() {
+            Some(common) => common.name().to_string(),
+            None => format!("{self:?}")
+                .split(|c: char| !c.is_alphanumeric())
+                .next()
+                .unwrap_or_default()
+                .to_string(),
+        }
+    }
 }
 
 /// What a scenario caught (`kind`), and how the events were delivered when it did (`during`).

@@ -93,15 +93,9 @@ fn record<K: Explain<D> + fmt::Debug, D>(
     result: Result<(), kit::Violation<K, D>>,
 ) {
     if let Err(violation) = result {
-        let debug = format!("{:?}", violation.kind);
-        let kind = debug
-            .split(|c: char| !c.is_alphanumeric())
-            .next()
-            .unwrap_or_default()
-            .to_string();
         failed.push(Failed {
             scenario,
-            kind,
+            kind: violation.kind.name(),
             message: violation.to_string(),
         });
     }

@@ -10,6 +10,7 @@ include!(concat!(env!("OUT_DIR"), "/wrong_fix_tests.rs"));
 /// write, so PostgreSQL aborts one with a deadlock (40P01).
 #[tokio::test]
 async fn lesson_04_for_share_deadlocks_past_a_reader() -> Result<(), verify::wrong_fix::Complaint> {
+    use kit::Common;
     use order_saga::{FailureCause, ViolationKind, scenarios};
     let for_share = |pool: sqlx::PgPool, event| async move {
         lesson_04::for_share::apply_payment_result(&pool, &event).await
@@ -20,10 +21,10 @@ async fn lesson_04_for_share_deadlocks_past_a_reader() -> Result<(), verify::wro
         Err(violation)
             if matches!(
                 violation.kind,
-                ViolationKind::HandlerFailed {
+                ViolationKind::Common(Common::HandlerFailed {
                     cause: FailureCause::Deadlock,
                     ..
-                }
+                })
             ) =>
         {
             Ok(())
