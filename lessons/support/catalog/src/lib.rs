@@ -26,8 +26,6 @@ pub struct Lesson {
     pub schema: &'static str,
     /// What the shipped exercise must fail with, in the checks' words.
     pub intended_failure: &'static str,
-    /// The race and fault tests `cargo workbook repeat` counts, by the names it prints.
-    pub repeat: &'static [&'static str],
 }
 
 pub const LESSONS: &[Lesson] = &[
@@ -39,12 +37,6 @@ pub const LESSONS: &[Lesson] = &[
         domain: "01-check-then-act",
         schema: "ledger",
         intended_failure: "an event credited twice",
-        repeat: &[
-            "forced interleaving",
-            "barrier, 2 workers",
-            "barrier, 8 workers",
-            "barrier, 32 workers",
-        ],
     },
     Lesson {
         number: "02",
@@ -54,12 +46,6 @@ pub const LESSONS: &[Lesson] = &[
         domain: "order-saga",
         schema: "order_saga",
         intended_failure: "an order announced twice",
-        repeat: &[
-            "forced: duplicate vs. uncommitted",
-            "barrier, 2 workers",
-            "barrier, 8 workers",
-            "barrier, 32 workers",
-        ],
     },
     Lesson {
         number: "03",
@@ -69,12 +55,6 @@ pub const LESSONS: &[Lesson] = &[
         domain: "order-saga",
         schema: "order_saga",
         intended_failure: "a lost event, or a duplicate decided without waiting",
-        repeat: &[
-            "fault: crash before the change",
-            "fault: first dies, duplicate waits",
-            "fault: cancelled, then redelivered",
-            "forced: duplicate vs. uncommitted",
-        ],
     },
     Lesson {
         number: "04",
@@ -84,13 +64,6 @@ pub const LESSONS: &[Lesson] = &[
         domain: "order-saga",
         schema: "order_saga",
         intended_failure: "an order resolved twice by contradicting events",
-        repeat: &[
-            "forced: contradicting events",
-            "forced: contradicting, past a reader",
-            "barrier, 2 workers",
-            "barrier, 8 workers",
-            "barrier, 32 workers",
-        ],
     },
     Lesson {
         number: "05",
@@ -100,7 +73,6 @@ pub const LESSONS: &[Lesson] = &[
         domain: "order-saga",
         schema: "order_saga",
         intended_failure: "an order resolved but never announced",
-        repeat: &["fault: crash before the outbox row"],
     },
     Lesson {
         number: "06",
@@ -110,14 +82,6 @@ pub const LESSONS: &[Lesson] = &[
         domain: "06-deterministic-ids",
         schema: "payment_step",
         intended_failure: "a customer charged twice",
-        repeat: &[
-            "fault: killed after the charge",
-            "fault: cancelled after the charge",
-            "forced: duplicate vs. uncommitted",
-            "barrier, 2 workers",
-            "barrier, 8 workers",
-            "barrier, 32 workers",
-        ],
     },
     Lesson {
         number: "07",
@@ -127,12 +91,6 @@ pub const LESSONS: &[Lesson] = &[
         domain: "07-at-least-once",
         schema: "consumer_log",
         intended_failure: "an event lost past the committed offset, or applied out of the log's order",
-        repeat: &[
-            "fault: killed mid-batch",
-            "fault: cancelled mid-batch",
-            "forced: a second consumer",
-            "soak: 10,000+ events, 40 kills",
-        ],
     },
     Lesson {
         number: "08",
@@ -142,11 +100,6 @@ pub const LESSONS: &[Lesson] = &[
         domain: "08-outbox-relay",
         schema: "outbox_relay",
         intended_failure: "an outbox row the relay never publishes, or a republished one shipped twice",
-        repeat: &[
-            "forced: rows commit out of order",
-            "fault: relay dies after publishing",
-            "forced: two consumers, one message",
-        ],
     },
     Lesson {
         number: "09",
@@ -156,14 +109,6 @@ pub const LESSONS: &[Lesson] = &[
         domain: "09-retention",
         schema: "retention",
         intended_failure: "an event applied twice (its row pruned inside the window, or a copy let in on another day), or a table that never shrinks",
-        repeat: &[
-            "fault: killed while it waits",
-            "fault: cancelled while it waits",
-            "forced: beside an open delivery",
-            "barrier, 2 workers",
-            "barrier, 8 workers",
-            "barrier, 32 workers",
-        ],
     },
     Lesson {
         number: "10",
@@ -173,15 +118,6 @@ pub const LESSONS: &[Lesson] = &[
         domain: "10-compensation",
         schema: "compensation",
         intended_failure: "a reservation released twice, released after it was consumed, or settled by more than one delivery, or a release that fails because it came before the reservation",
-        repeat: &[
-            "forced: duplicate vs. uncommitted",
-            "forced: failed vs. cancelled",
-            "forced: succeeded vs. failed",
-            "forced: cancelled vs. the reservation",
-            "barrier, 2 workers",
-            "barrier, 8 workers",
-            "barrier, 32 workers",
-        ],
     },
 ];
 

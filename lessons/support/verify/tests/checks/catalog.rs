@@ -165,23 +165,13 @@ fn every_lesson_is_a_workspace_member_with_its_folder_and_shipped_copy() -> Resu
 }
 
 #[test]
-fn the_checks_cover_every_lesson_and_repeat_counts_what_the_catalog_says() -> Result<(), Mismatch> {
+fn the_checks_cover_every_lesson() -> Result<(), Mismatch> {
     let numbers: Vec<&str> = verify::LESSONS.iter().map(|l| l.number).collect();
     let expected: Vec<&str> = LESSONS.iter().map(|l| l.number).collect();
     if numbers != expected {
         Err(format!(
             "lessons/support/verify checks lessons {numbers:?}, the catalog lists {expected:?}"
         ))?;
-    }
-    for lesson in verify::LESSONS {
-        let names: Vec<String> = (lesson.probes)().into_iter().map(|p| p.name).collect();
-        if names != lesson.entry().repeat {
-            Err(format!(
-                "lesson {}: repeat runs {names:?}, the catalog says {:?}",
-                lesson.number,
-                lesson.entry().repeat
-            ))?;
-        }
     }
     Ok(())
 }
