@@ -6,7 +6,7 @@ use check_then_act::Delivery;
 
 use crate::Lesson;
 use crate::probe::{self, Probe, Side};
-use crate::wrong_fix::{BARRIERS, Failed, named, run_all};
+use crate::wrong_fix::{Failed, run_tests};
 
 pub const LESSON: Lesson = Lesson {
     number: "01",
@@ -37,35 +37,14 @@ pub fn key_only() -> Subject<impl Handler> {
     subject!(exercise_01::apply_credit, SOLUTION_DIR)
 }
 
-/// The race tests of the lesson: what `cargo repeat 01` runs over and over.
-#[derive(Debug, Clone, Copy)]
-pub enum RaceTest {
-    ForcedInterleaving,
-    Barrier { workers: usize },
-}
+include!(concat!(env!("OUT_DIR"), "/exercise_tests_01.rs"));
 
-pub const RACE_TESTS: [RaceTest; 4] = [
-    RaceTest::ForcedInterleaving,
-    RaceTest::Barrier { workers: 2 },
-    RaceTest::Barrier { workers: 8 },
-    RaceTest::Barrier { workers: 32 },
+/// The race tests of the lesson, by their names in `exercise-tests.rs`: what `cargo repeat 01`
+/// runs over and over.
+pub const REPEAT: &[&str] = &[
+    "a_delivery_racing_an_uncommitted_one_changes_nothing",
+    "workers_released_together_credit_each_event_once",
 ];
-
-impl RaceTest {
-    pub fn name(&self) -> String {
-        match self {
-            RaceTest::ForcedInterleaving => "forced interleaving".into(),
-            RaceTest::Barrier { workers } => format!("barrier, {workers} workers"),
-        }
-    }
-
-    pub async fn run<H: Handler>(&self, subject: Subject<H>) -> Result<(), Violation> {
-        match *self {
-            RaceTest::ForcedInterleaving => scenarios::forced_interleaving(subject).await,
-            RaceTest::Barrier { workers } => scenarios::barrier(subject, workers).await,
-        }
-    }
-}
 
 /// The reason the shipped exercise must fail for: the double credit itself. A setup error, a
 /// compile error or a timeout is never it.
@@ -74,17 +53,15 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
 }
 
 fn probes() -> Vec<Probe> {
-    probe::probes(
-        &RACE_TESTS,
-        RaceTest::name,
-        |test| match *test {
-            RaceTest::ForcedInterleaving => 1,
-            RaceTest::Barrier { workers } => scenarios::barrier_rounds(workers),
-        },
+    probe::probes_of(
+        TESTS,
+        CASES,
+        REPEAT,
+        scenarios::barrier_rounds,
         |test, side| async move {
             match side {
-                Side::Exercise => test.run(exercise()).await,
-                Side::Solution => test.run(solution()).await,
+                Side::Exercise => play(test, exercise()).await,
+                Side::Solution => play(test, solution()).await,
             }
         },
         is_intended,
@@ -95,46 +72,12 @@ fn probes() -> Vec<Probe> {
     )
 }
 
-/// The lesson's whole suite, the scenarios `exercise-tests.rs` runs, against `handler` (a wrong
-/// fix from `wrong-fixes/`) on the ledger and `crate_migrations`: the scenarios that failed.
+/// The lesson's whole suite, the tests of `exercise-tests.rs`, against `handler` (a wrong fix
+/// from `wrong-fixes/`) on the ledger and `crate_migrations`: the tests that failed.
 pub async fn suite<H: Handler>(handler: H, crate_migrations: &'static str) -> Vec<Failed> {
     let schema = [check_then_act::__private::BASE_MIGRATIONS, crate_migrations];
     let subject = || Subject::new(schema, handler.clone());
-    let mut all = vec![
-        named(
-            "sequential_redelivery",
-            scenarios::sequential_redelivery(subject()),
-        ),
-        named("unknown_account", scenarios::unknown_account(subject())),
-        named(
-            "forced_interleaving",
-            scenarios::forced_interleaving(subject()),
-        ),
-        named(
-            "cancelled_then_redelivered",
-            scenarios::cancelled_then_redelivered(subject()),
-        ),
-        named(
-            "killed_then_redelivered",
-            scenarios::killed_then_redelivered(subject()),
-        ),
-        named(
-            "duplicate_gives_up_then_first_rolls_back",
-            scenarios::duplicate_gives_up_then_first_rolls_back(subject()),
-        ),
-        named(
-            "two_events_race_for_one_account",
-            scenarios::two_events_race_for_one_account(subject()),
-        ),
-        named(
-            "other_accounts_do_not_wait",
-            scenarios::other_accounts_do_not_wait(subject()),
-        ),
-    ];
-    for (workers, name) in BARRIERS {
-        all.push(named(name, scenarios::barrier(subject(), workers)));
-    }
-    run_all(all).await
+    run_tests(TESTS, |test| play(test, subject())).await
 }
 
 #[cfg(test)]

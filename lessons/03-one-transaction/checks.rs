@@ -1,11 +1,11 @@
 //! Lesson 03's subjects and fault tests, as the checks run them.
 
-use order_saga::{Handler, Mix, Subject, ViolationKind, scenarios, subject};
+use order_saga::{Handler, Mix, Subject, Violation, ViolationKind, scenarios, subject};
 
 use crate::Lesson;
-use crate::probe::Probe;
-use crate::saga::{self, SagaTest};
-use crate::wrong_fix::{BARRIERS, Failed, named, run_all};
+use crate::probe::{Probe, Side};
+use crate::saga;
+use crate::wrong_fix::{Failed, run_tests};
 
 pub const LESSON: Lesson = Lesson {
     number: "03",
@@ -21,11 +21,15 @@ pub fn solution() -> Subject<impl Handler> {
     subject!(solution_03::apply_payment_result)
 }
 
-pub const RACE_TESTS: [SagaTest; 4] = [
-    SagaTest::CrashBeforeTheEffect,
-    SagaTest::FirstDiesWhileADuplicateWaits,
-    SagaTest::CancelledThenRedelivered,
-    SagaTest::DuplicateRace,
+include!(concat!(env!("OUT_DIR"), "/exercise_tests_03.rs"));
+
+/// The race and fault tests of the lesson, by their names in `exercise-tests.rs`: what `cargo
+/// repeat 03` runs over and over.
+pub const REPEAT: &[&str] = &[
+    "a_delivery_that_dies_halfway_is_applied_by_the_redelivery",
+    "a_duplicate_waiting_on_a_delivery_that_dies_applies_the_event",
+    "a_redelivery_after_a_cancelled_delivery_applies_the_event",
+    "a_duplicate_racing_an_uncommitted_delivery_changes_nothing",
 ];
 
 /// The record outlives the effect: an event lost, or given up on before it was applied.
@@ -39,54 +43,25 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
 }
 
 fn probes() -> Vec<Probe> {
-    saga::probes(&RACE_TESTS, exercise, solution, is_intended)
+    saga::probes(
+        TESTS,
+        CASES,
+        REPEAT,
+        |test, side| async move {
+            match side {
+                Side::Exercise => play(test, exercise()).await,
+                Side::Solution => play(test, solution()).await,
+            }
+        },
+        is_intended,
+    )
 }
 
-/// The lesson's whole suite, the scenarios `exercise-tests.rs` runs, against `handler` (a wrong
-/// fix from `wrong-fixes/`): the scenarios that failed.
+/// The lesson's whole suite, the tests of `exercise-tests.rs`, against `handler` (a wrong fix
+/// from `wrong-fixes/`): the tests that failed.
 pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> Vec<Failed> {
     let subject = || saga::subject(&handler);
-    let mut all = vec![
-        named(
-            "redelivered_after_commit",
-            scenarios::redelivered_after_commit(subject()),
-        ),
-        named(
-            "crash_before_the_effect_then_redelivery",
-            scenarios::crash_before_the_effect_then_redelivery(subject()),
-        ),
-        named(
-            "first_delivery_dies_while_a_duplicate_waits",
-            scenarios::first_delivery_dies_while_a_duplicate_waits(subject()),
-        ),
-        named(
-            "duplicate_races_an_uncommitted_delivery",
-            scenarios::duplicate_races_an_uncommitted_delivery(subject()),
-        ),
-        named(
-            "event_for_an_unknown_order",
-            scenarios::event_for_an_unknown_order(subject()),
-        ),
-        named(
-            "cancelled_delivery_then_redelivery",
-            scenarios::cancelled_delivery_then_redelivery(subject()),
-        ),
-        named(
-            "instalments_race_for_one_order",
-            scenarios::instalments_race_for_one_order(subject()),
-        ),
-        named(
-            "other_orders_do_not_wait",
-            scenarios::other_orders_do_not_wait(subject()),
-        ),
-    ];
-    for (workers, name) in BARRIERS {
-        all.push(named(
-            name,
-            scenarios::barrier(subject(), Mix::SameEvent, workers),
-        ));
-    }
-    run_all(all).await
+    run_tests(TESTS, |test| play(test, subject())).await
 }
 
 #[cfg(test)]

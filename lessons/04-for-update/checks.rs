@@ -1,14 +1,16 @@
 //! Lesson 04's subjects and race tests, as the checks run them, and the two handlers a
 //! reviewer leaves behind by deleting the guard that "looks redundant".
 
-use order_saga::{Handler, Mix, Outcome, PaymentEvent, Subject, ViolationKind, scenarios, subject};
+use order_saga::{
+    Handler, Mix, Outcome, PaymentEvent, Subject, Violation, ViolationKind, scenarios, subject,
+};
 use order_saga::{apply_to_order, enqueue};
 use sqlx::PgPool;
 
 use crate::Lesson;
-use crate::probe::Probe;
-use crate::saga::{self, SagaTest};
-use crate::wrong_fix::{BARRIERS, Failed, named, run_all};
+use crate::probe::{Probe, Side};
+use crate::saga;
+use crate::wrong_fix::{Failed, run_tests};
 
 pub const LESSON: Lesson = Lesson {
     number: "04",
@@ -59,16 +61,15 @@ async fn terminal_guard_only_handler(
 }
 // ANCHOR_END: terminal_guard_only
 
-pub const RACE_TESTS: [SagaTest; 5] = {
-    let [two, eight, thirty_two] = saga::barriers(Mix::Contradicting);
-    [
-        SagaTest::ContradictingRace,
-        SagaTest::ContradictingRacePastAReader,
-        two,
-        eight,
-        thirty_two,
-    ]
-};
+include!(concat!(env!("OUT_DIR"), "/exercise_tests_04.rs"));
+
+/// The race and fault tests of the lesson, by their names in `exercise-tests.rs`: what `cargo
+/// repeat 04` runs over and over.
+pub const REPEAT: &[&str] = &[
+    "contradicting_events_racing_for_one_order_resolve_it_once",
+    "contradicting_events_racing_past_a_reader_resolve_it_once",
+    "workers_released_together_resolve_the_order_once",
+];
 
 /// Two different events both moved the order.
 pub fn is_intended(kind: &ViolationKind) -> bool {
@@ -76,50 +77,25 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
 }
 
 fn probes() -> Vec<Probe> {
-    saga::probes(&RACE_TESTS, exercise, solution, is_intended)
+    saga::probes(
+        TESTS,
+        CASES,
+        REPEAT,
+        |test, side| async move {
+            match side {
+                Side::Exercise => play(test, exercise()).await,
+                Side::Solution => play(test, solution()).await,
+            }
+        },
+        is_intended,
+    )
 }
 
-/// The lesson's whole suite, the scenarios `exercise-tests.rs` runs, against `handler` (a wrong
-/// fix from `wrong-fixes/`): the scenarios that failed.
+/// The lesson's whole suite, the tests of `exercise-tests.rs`, against `handler` (a wrong fix
+/// from `wrong-fixes/`): the tests that failed.
 pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> Vec<Failed> {
     let subject = || saga::subject(&handler);
-    let mut all = vec![
-        named(
-            "late_failure_after_confirmation",
-            scenarios::late_failure_after_confirmation(subject()),
-        ),
-        named(
-            "redelivered_instalment",
-            scenarios::redelivered_instalment(subject()),
-        ),
-        named(
-            "contradicting_events_race",
-            scenarios::contradicting_events_race(subject()),
-        ),
-        named(
-            "contradicting_events_race_past_a_reader",
-            scenarios::contradicting_events_race_past_a_reader(subject()),
-        ),
-        named(
-            "cancelled_delivery_then_redelivery",
-            scenarios::cancelled_delivery_then_redelivery(subject()),
-        ),
-        named(
-            "instalments_race_for_one_order",
-            scenarios::instalments_race_for_one_order(subject()),
-        ),
-        named(
-            "other_orders_do_not_wait",
-            scenarios::other_orders_do_not_wait(subject()),
-        ),
-    ];
-    for (workers, name) in BARRIERS {
-        all.push(named(
-            name,
-            scenarios::barrier(subject(), Mix::Contradicting, workers),
-        ));
-    }
-    run_all(all).await
+    run_tests(TESTS, |test| play(test, subject())).await
 }
 
 #[cfg(test)]

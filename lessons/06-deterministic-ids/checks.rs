@@ -4,7 +4,7 @@ use deterministic_ids::{Delivery, Handler, Subject, Violation, ViolationKind, sc
 
 use crate::Lesson;
 use crate::probe::{self, Probe, Side};
-use crate::wrong_fix::{BARRIERS, Failed, named, run_all};
+use crate::wrong_fix::{Failed, run_tests};
 
 pub const LESSON: Lesson = Lesson {
     number: "06",
@@ -20,49 +20,16 @@ pub fn solution() -> Subject<impl Handler> {
     subject!(solution_06::take_payment)
 }
 
-/// The race and fault tests of the lesson: what `cargo repeat 06` runs over and over.
-#[derive(Debug, Clone, Copy)]
-pub enum RaceTest {
-    KilledAfterTheCharge,
-    CancelledAfterTheCharge,
-    DuplicateRace,
-    Barrier { workers: usize },
-}
+include!(concat!(env!("OUT_DIR"), "/exercise_tests_06.rs"));
 
-pub const RACE_TESTS: [RaceTest; 6] = [
-    RaceTest::KilledAfterTheCharge,
-    RaceTest::CancelledAfterTheCharge,
-    RaceTest::DuplicateRace,
-    RaceTest::Barrier { workers: 2 },
-    RaceTest::Barrier { workers: 8 },
-    RaceTest::Barrier { workers: 32 },
+/// The race and fault tests of the lesson, by their names in `exercise-tests.rs`: what `cargo
+/// repeat 06` runs over and over.
+pub const REPEAT: &[&str] = &[
+    "a_delivery_that_dies_after_charging_is_not_charged_again",
+    "a_delivery_cancelled_after_charging_is_not_charged_again",
+    "a_duplicate_racing_an_uncommitted_delivery_charges_nothing",
+    "workers_released_together_charge_the_order_once",
 ];
-
-impl RaceTest {
-    pub fn name(&self) -> String {
-        match self {
-            RaceTest::KilledAfterTheCharge => "fault: killed after the charge".into(),
-            RaceTest::CancelledAfterTheCharge => "fault: cancelled after the charge".into(),
-            RaceTest::DuplicateRace => "forced: duplicate vs. uncommitted".into(),
-            RaceTest::Barrier { workers } => format!("barrier, {workers} workers"),
-        }
-    }
-
-    pub async fn run<H: Handler>(self, subject: Subject<H>) -> Result<(), Violation> {
-        match self {
-            RaceTest::KilledAfterTheCharge => {
-                scenarios::crash_after_the_charge_then_redelivery(subject).await
-            }
-            RaceTest::CancelledAfterTheCharge => {
-                scenarios::cancelled_after_the_charge_then_redelivery(subject).await
-            }
-            RaceTest::DuplicateRace => {
-                scenarios::duplicate_races_an_uncommitted_delivery(subject).await
-            }
-            RaceTest::Barrier { workers } => scenarios::barrier(subject, workers).await,
-        }
-    }
-}
 
 /// The reason the shipped exercise must fail for: the customer charged twice. A setup error, a
 /// compile error or a timeout is never it.
@@ -71,17 +38,15 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
 }
 
 fn probes() -> Vec<Probe> {
-    probe::probes(
-        &RACE_TESTS,
-        RaceTest::name,
-        |test| match *test {
-            RaceTest::Barrier { workers } => scenarios::barrier_rounds(workers),
-            _ => 1,
-        },
+    probe::probes_of(
+        TESTS,
+        CASES,
+        REPEAT,
+        scenarios::barrier_rounds,
         |test, side| async move {
             match side {
-                Side::Exercise => test.run(exercise()).await,
-                Side::Solution => test.run(solution()).await,
+                Side::Exercise => play(test, exercise()).await,
+                Side::Solution => play(test, solution()).await,
             }
         },
         is_intended,
@@ -92,8 +57,8 @@ fn probes() -> Vec<Probe> {
     )
 }
 
-/// The lesson's whole suite, the scenarios `exercise-tests.rs` runs, against `handler` (a wrong
-/// fix from `wrong-fixes/`): the scenarios that failed.
+/// The lesson's whole suite, the tests of `exercise-tests.rs`, against `handler` (a wrong fix
+/// from `wrong-fixes/`): the tests that failed.
 pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> Vec<Failed> {
     let subject = || {
         Subject::new(
@@ -101,40 +66,7 @@ pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> V
             handler.clone(),
         )
     };
-    let mut all = vec![
-        named(
-            "redelivered_after_commit",
-            scenarios::redelivered_after_commit(subject()),
-        ),
-        named(
-            "crash_after_the_charge_then_redelivery",
-            scenarios::crash_after_the_charge_then_redelivery(subject()),
-        ),
-        named(
-            "crash_during_the_charge_then_redelivery",
-            scenarios::crash_during_the_charge_then_redelivery(subject()),
-        ),
-        named(
-            "cancelled_after_the_charge_then_redelivery",
-            scenarios::cancelled_after_the_charge_then_redelivery(subject()),
-        ),
-        named(
-            "duplicate_races_an_uncommitted_delivery",
-            scenarios::duplicate_races_an_uncommitted_delivery(subject()),
-        ),
-        named(
-            "replayed_after_a_restore",
-            scenarios::replayed_after_a_restore(subject()),
-        ),
-        named(
-            "other_orders_do_not_wait",
-            scenarios::other_orders_do_not_wait(subject()),
-        ),
-    ];
-    for (workers, name) in BARRIERS {
-        all.push(named(name, scenarios::barrier(subject(), workers)));
-    }
-    run_all(all).await
+    run_tests(TESTS, |test| play(test, subject())).await
 }
 
 #[cfg(test)]

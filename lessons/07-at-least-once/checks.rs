@@ -4,7 +4,7 @@ use at_least_once::{Handler, Subject, Violation, ViolationKind, scenarios, subje
 
 use crate::Lesson;
 use crate::probe::{self, Probe, Side};
-use crate::wrong_fix::{Failed, named, run_all};
+use crate::wrong_fix::{Failed, run_tests};
 
 pub const LESSON: Lesson = Lesson {
     number: "07",
@@ -20,43 +20,16 @@ pub fn solution() -> Subject<impl Handler> {
     subject!(solution_07::poll)
 }
 
-/// The fault and race tests of the lesson: what `cargo repeat 07` runs over and over.
-#[derive(Debug, Clone, Copy)]
-pub enum RaceTest {
-    KilledMidBatch,
-    CancelledMidBatch,
-    SecondConsumer,
-    Soak,
-}
+include!(concat!(env!("OUT_DIR"), "/exercise_tests_07.rs"));
 
-pub const RACE_TESTS: [RaceTest; 4] = [
-    RaceTest::KilledMidBatch,
-    RaceTest::CancelledMidBatch,
-    RaceTest::SecondConsumer,
-    RaceTest::Soak,
+/// The race and fault tests of the lesson, by their names in `exercise-tests.rs`: what `cargo
+/// repeat 07` runs over and over.
+pub const REPEAT: &[&str] = &[
+    "a_consumer_that_dies_mid_batch_loses_nothing",
+    "a_poll_cancelled_mid_batch_loses_nothing",
+    "a_second_consumer_of_the_group_waits_its_turn",
+    "the_soak_loses_nothing_and_applies_nothing_twice",
 ];
-
-impl RaceTest {
-    pub fn name(&self) -> String {
-        match self {
-            RaceTest::KilledMidBatch => "fault: killed mid-batch".into(),
-            RaceTest::CancelledMidBatch => "fault: cancelled mid-batch".into(),
-            RaceTest::SecondConsumer => "forced: a second consumer".into(),
-            RaceTest::Soak => "soak: 10,000+ events, 40 kills".into(),
-        }
-    }
-
-    pub async fn run<H: Handler>(self, subject: Subject<H>) -> Result<(), Violation> {
-        match self {
-            RaceTest::KilledMidBatch => scenarios::crash_mid_batch_then_restart(subject).await,
-            RaceTest::CancelledMidBatch => {
-                scenarios::cancelled_mid_batch_then_restart(subject).await
-            }
-            RaceTest::SecondConsumer => scenarios::a_second_consumer_waits_its_turn(subject).await,
-            RaceTest::Soak => scenarios::soak(subject, scenarios::SOAK).await.map(drop),
-        }
-    }
-}
 
 /// The reasons the shipped exercise must fail for: an event lost past the committed offset, or
 /// (with two consumers) applied out of the log's order. A setup error or a timeout is never it.
@@ -68,14 +41,15 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
 }
 
 fn probes() -> Vec<Probe> {
-    probe::probes(
-        &RACE_TESTS,
-        RaceTest::name,
+    probe::probes_of(
+        TESTS,
+        CASES,
+        REPEAT,
         |_| 1,
         |test, side| async move {
             match side {
-                Side::Exercise => test.run(exercise()).await,
-                Side::Solution => test.run(solution()).await,
+                Side::Exercise => play(test, exercise()).await,
+                Side::Solution => play(test, solution()).await,
             }
         },
         is_intended,
@@ -83,44 +57,12 @@ fn probes() -> Vec<Probe> {
     )
 }
 
-/// The lesson's whole suite, the scenarios `exercise-tests.rs` runs, against `handler` (a wrong
-/// fix from `wrong-fixes/`): the scenarios that failed. The soak is the short one: the long one
+/// The lesson's whole suite, the tests of `exercise-tests.rs`, against `handler` (a wrong fix
+/// from `wrong-fixes/`): the tests that failed. The soak is the short one: the long one
 /// runs in the students' tests and in `cargo repeat 07`.
 pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> Vec<Failed> {
     let subject = || Subject::new(at_least_once::__private::BASE_MIGRATIONS, handler.clone());
-    let mut all = vec![
-        named("consumed_once", scenarios::consumed_once(subject())),
-        named(
-            "crash_mid_batch_then_restart",
-            scenarios::crash_mid_batch_then_restart(subject()),
-        ),
-        named(
-            "cancelled_mid_batch_then_restart",
-            scenarios::cancelled_mid_batch_then_restart(subject()),
-        ),
-        named(
-            "another_group_is_not_held_up",
-            scenarios::another_group_is_not_held_up(subject()),
-        ),
-        named(
-            "a_second_consumer_waits_its_turn",
-            scenarios::a_second_consumer_waits_its_turn(subject()),
-        ),
-        named(
-            "the_log_grows_between_polls",
-            scenarios::the_log_grows_between_polls(subject()),
-        ),
-    ];
-    for (consumers, name) in [
-        (2, "barrier, 2 consumers"),
-        (8, "barrier, 8 consumers"),
-        (32, "barrier, 32 consumers"),
-    ] {
-        all.push(named(name, scenarios::barrier(subject(), consumers)));
-    }
-    let soak = async move { scenarios::soak(subject(), scenarios::QUICK).await.map(drop) };
-    all.push(named("soak", soak));
-    run_all(all).await
+    run_tests(TESTS, |test| play(test, subject())).await
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@ use outbox_relay::{Handler, Subject, Violation, ViolationKind, scenarios, subjec
 
 use crate::Lesson;
 use crate::probe::{self, Probe, Side};
-use crate::wrong_fix::{Failed, named, run_all};
+use crate::wrong_fix::{Failed, run_tests};
 
 pub const LESSON: Lesson = Lesson {
     number: "08",
@@ -20,39 +20,15 @@ pub fn solution() -> Subject<impl Handler> {
     subject!(solution_08::run)
 }
 
-/// The race and fault tests of the lesson: what `cargo repeat 08` runs over and over.
-#[derive(Debug, Clone, Copy)]
-pub enum RaceTest {
-    OutOfOrder,
-    RelayCrash,
-    ConsumersRace,
-}
+include!(concat!(env!("OUT_DIR"), "/exercise_tests_08.rs"));
 
-pub const RACE_TESTS: [RaceTest; 3] = [
-    RaceTest::OutOfOrder,
-    RaceTest::RelayCrash,
-    RaceTest::ConsumersRace,
+/// The race and fault tests of the lesson, by their names in `exercise-tests.rs`: what `cargo
+/// repeat 08` runs over and over.
+pub const REPEAT: &[&str] = &[
+    "a_row_that_commits_late_is_still_published",
+    "rows_published_again_after_a_relay_crash_ship_once",
+    "a_message_delivered_to_two_consumers_ships_once",
 ];
-
-impl RaceTest {
-    pub fn name(&self) -> String {
-        match self {
-            RaceTest::OutOfOrder => "forced: rows commit out of order".into(),
-            RaceTest::RelayCrash => "fault: relay dies after publishing".into(),
-            RaceTest::ConsumersRace => "forced: two consumers, one message".into(),
-        }
-    }
-
-    pub async fn run<H: Handler>(self, subject: Subject<H>) -> Result<(), Violation> {
-        match self {
-            RaceTest::OutOfOrder => scenarios::rows_commit_out_of_order(subject).await,
-            RaceTest::RelayCrash => {
-                scenarios::relay_crashes_between_publish_and_mark(subject).await
-            }
-            RaceTest::ConsumersRace => scenarios::consumers_race_for_one_message(subject).await,
-        }
-    }
-}
 
 /// The reasons the shipped exercise must fail for: a row the relay skips for good, or a row
 /// shipped twice. A setup error or a timeout is never it.
@@ -64,14 +40,15 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
 }
 
 fn probes() -> Vec<Probe> {
-    probe::probes(
-        &RACE_TESTS,
-        RaceTest::name,
+    probe::probes_of(
+        TESTS,
+        CASES,
+        REPEAT,
         |_| 1,
         |test, side| async move {
             match side {
-                Side::Exercise => test.run(exercise()).await,
-                Side::Solution => test.run(solution()).await,
+                Side::Exercise => play(test, exercise()).await,
+                Side::Solution => play(test, solution()).await,
             }
         },
         is_intended,
@@ -79,52 +56,11 @@ fn probes() -> Vec<Probe> {
     )
 }
 
-/// The lesson's whole suite, the scenarios `exercise-tests.rs` runs, against `handler` (a wrong
-/// fix from `wrong-fixes/`): the scenarios that failed.
+/// The lesson's whole suite, the tests of `exercise-tests.rs`, against `handler` (a wrong fix
+/// from `wrong-fixes/`): the tests that failed.
 pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> Vec<Failed> {
     let subject = || Subject::new([outbox_relay::__private::BASE_MIGRATIONS], handler.clone());
-    let mut all = vec![
-        named(
-            "relayed_and_consumed_once",
-            scenarios::relayed_and_consumed_once(subject()),
-        ),
-        named(
-            "rows_commit_out_of_order",
-            scenarios::rows_commit_out_of_order(subject()),
-        ),
-        named(
-            "relay_crashes_between_publish_and_mark",
-            scenarios::relay_crashes_between_publish_and_mark(subject()),
-        ),
-        named(
-            "relay_dies_while_it_publishes",
-            scenarios::relay_dies_while_it_publishes(subject()),
-        ),
-        named(
-            "consumers_race_for_one_message",
-            scenarios::consumers_race_for_one_message(subject()),
-        ),
-        named(
-            "consumer_dies_before_shipping",
-            scenarios::consumer_dies_before_shipping(subject()),
-        ),
-        named(
-            "other_orders_do_not_wait",
-            scenarios::other_orders_do_not_wait(subject()),
-        ),
-        named(
-            "producer_restored_from_a_backup",
-            scenarios::producer_restored_from_a_backup(subject()),
-        ),
-    ];
-    for (relays, name) in [
-        (2, "barrier, 2 relays"),
-        (8, "barrier, 8 relays"),
-        (32, "barrier, 32 relays"),
-    ] {
-        all.push(named(name, scenarios::barrier(subject(), relays)));
-    }
-    run_all(all).await
+    run_tests(TESTS, |test| play(test, subject())).await
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@ use retention::{Delivery, Fault, Handler, Subject, Violation, ViolationKind, sce
 
 use crate::Lesson;
 use crate::probe::{self, Probe, Side};
-use crate::wrong_fix::{BARRIERS, Failed, named, run_all};
+use crate::wrong_fix::{Failed, run_tests};
 
 pub const LESSON: Lesson = Lesson {
     number: "09",
@@ -36,45 +36,15 @@ pub fn prune_only() -> Subject<impl Handler> {
     subject!(solution_09::prune, EXERCISE_DIR)
 }
 
-/// The race and fault tests of the lesson: what `cargo repeat 09` runs over and over.
-#[derive(Debug, Clone, Copy)]
-pub enum RaceTest {
-    Failed(Fault),
-    BesideADelivery,
-    Barrier { workers: usize },
-}
+include!(concat!(env!("OUT_DIR"), "/exercise_tests_09.rs"));
 
-pub const RACE_TESTS: [RaceTest; 6] = [
-    RaceTest::Failed(Fault::Killed),
-    RaceTest::Failed(Fault::Cancelled),
-    RaceTest::BesideADelivery,
-    RaceTest::Barrier { workers: 2 },
-    RaceTest::Barrier { workers: 8 },
-    RaceTest::Barrier { workers: 32 },
+/// The race and fault tests of the lesson, by their names in `exercise-tests.rs`: what `cargo
+/// repeat 09` runs over and over.
+pub const REPEAT: &[&str] = &[
+    "a_prune_that_fails_is_run_again",
+    "the_prune_does_not_wait_for_a_delivery",
+    "workers_released_together_with_the_prune_apply_each_credit_once",
 ];
-
-impl RaceTest {
-    pub fn name(&self) -> String {
-        match self {
-            RaceTest::Failed(Fault::Killed) => "fault: killed while it waits".into(),
-            RaceTest::Failed(Fault::Cancelled) => "fault: cancelled while it waits".into(),
-            RaceTest::BesideADelivery => "forced: beside an open delivery".into(),
-            RaceTest::Barrier { workers } => format!("barrier, {workers} workers"),
-        }
-    }
-
-    pub async fn run<H: Handler>(self, subject: Subject<H>) -> Result<(), Violation> {
-        match self {
-            RaceTest::Failed(fault) => {
-                scenarios::a_prune_that_fails_while_it_waits_is_run_again(subject, fault).await
-            }
-            RaceTest::BesideADelivery => {
-                scenarios::the_prune_does_not_wait_for_deliveries(subject).await
-            }
-            RaceTest::Barrier { workers } => scenarios::barrier(subject, workers).await,
-        }
-    }
-}
 
 /// The reasons the shipped exercise must fail for: an event applied twice (its row pruned
 /// inside the window, or a copy on another day let in by the key), or a table that never
@@ -89,17 +59,15 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
 }
 
 fn probes() -> Vec<Probe> {
-    probe::probes(
-        &RACE_TESTS,
-        RaceTest::name,
-        |test| match *test {
-            RaceTest::Barrier { .. } => scenarios::BARRIER_DAYS,
-            _ => 1,
-        },
+    probe::probes_of(
+        TESTS,
+        CASES,
+        REPEAT,
+        |_| scenarios::BARRIER_DAYS,
         |test, side| async move {
             match side {
-                Side::Exercise => test.run(exercise()).await,
-                Side::Solution => test.run(solution()).await,
+                Side::Exercise => play(test, exercise()).await,
+                Side::Solution => play(test, solution()).await,
             }
         },
         is_intended,
@@ -110,57 +78,12 @@ fn probes() -> Vec<Probe> {
     )
 }
 
-/// The lesson's whole suite, the scenarios `exercise-tests.rs` runs, against `handler` (a wrong
-/// fix from `wrong-fixes/`) on the ledger and `crate_migrations`: the scenarios that failed.
+/// The lesson's whole suite, the tests of `exercise-tests.rs`, against `handler` (a wrong fix
+/// from `wrong-fixes/`) on the ledger and `crate_migrations`: the tests that failed.
 pub async fn suite<H: Handler>(handler: H, crate_migrations: &'static str) -> Vec<Failed> {
     let schema = [retention::__private::BASE_MIGRATIONS, crate_migrations];
     let subject = || Subject::new(schema, handler.clone());
-    let mut all = vec![
-        named(
-            "a_copy_after_a_prune_is_recognised",
-            scenarios::a_copy_after_a_prune_is_recognised(subject()),
-        ),
-        named(
-            "a_copy_at_the_end_of_the_window_is_recognised",
-            scenarios::a_copy_at_the_end_of_the_window_is_recognised(subject()),
-        ),
-        named(
-            "a_late_event_is_kept_for_the_window",
-            scenarios::a_late_event_is_kept_for_the_window(subject()),
-        ),
-        named(
-            "rows_past_the_retention_limit_are_removed",
-            scenarios::rows_past_the_retention_limit_are_removed(subject()),
-        ),
-        named(
-            "a_copy_after_midnight_is_recognised",
-            scenarios::a_copy_after_midnight_is_recognised(subject()),
-        ),
-        named(
-            "the_backlog_is_pruned_in_bounded_batches",
-            scenarios::the_backlog_is_pruned_in_bounded_batches(subject()),
-        ),
-        named(
-            "the_prune_does_not_wait_for_deliveries",
-            scenarios::the_prune_does_not_wait_for_deliveries(subject()),
-        ),
-    ];
-    for (fault, name) in [
-        (Fault::Killed, "a_prune_killed_while_it_waits_is_run_again"),
-        (
-            Fault::Cancelled,
-            "a_prune_cancelled_while_it_waits_is_run_again",
-        ),
-    ] {
-        all.push(named(
-            name,
-            scenarios::a_prune_that_fails_while_it_waits_is_run_again(subject(), fault),
-        ));
-    }
-    for (workers, name) in BARRIERS {
-        all.push(named(name, scenarios::barrier(subject(), workers)));
-    }
-    run_all(all).await
+    run_tests(TESTS, |test| play(test, subject())).await
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@ use compensation::{Delivery, Handler, Subject, Violation, ViolationKind, scenari
 
 use crate::Lesson;
 use crate::probe::{self, Probe, Side};
-use crate::wrong_fix::{BARRIERS, Failed, named, run_all};
+use crate::wrong_fix::{Failed, run_tests};
 
 pub const LESSON: Lesson = Lesson {
     number: "10",
@@ -20,55 +20,18 @@ pub fn solution() -> Subject<impl Handler> {
     subject!(solution_10::settle_reservation)
 }
 
-/// The race tests of the lesson: what `cargo repeat 10` runs over and over. The killed and
-/// cancelled scenarios are not among them: the shipped exercise releases in one transaction,
-/// and passes them (they are there for the wrong fixes).
-#[derive(Debug, Clone, Copy)]
-pub enum RaceTest {
-    DuplicateRace,
-    FailureVsCancellation,
-    SuccessVsFailure,
-    CancellationVsReservation,
-    Barrier { workers: usize },
-}
+include!(concat!(env!("OUT_DIR"), "/exercise_tests_10.rs"));
 
-pub const RACE_TESTS: [RaceTest; 7] = [
-    RaceTest::DuplicateRace,
-    RaceTest::FailureVsCancellation,
-    RaceTest::SuccessVsFailure,
-    RaceTest::CancellationVsReservation,
-    RaceTest::Barrier { workers: 2 },
-    RaceTest::Barrier { workers: 8 },
-    RaceTest::Barrier { workers: 32 },
+/// The race tests of the lesson, by their names in `exercise-tests.rs`: what `cargo repeat 10`
+/// runs over and over. The killed and cancelled scenarios are not among them: the shipped
+/// exercise releases in one transaction, and passes them (they are there for the wrong fixes).
+pub const REPEAT: &[&str] = &[
+    "a_duplicate_racing_an_uncommitted_release_releases_nothing",
+    "a_failure_and_a_cancellation_release_the_stock_once",
+    "a_success_and_a_failure_never_both_settle_the_reservation",
+    "a_cancellation_racing_the_reservation_releases_it_once",
+    "workers_released_together_settle_the_reservation_once",
 ];
-
-impl RaceTest {
-    pub fn name(&self) -> String {
-        match self {
-            RaceTest::DuplicateRace => "forced: duplicate vs. uncommitted".into(),
-            RaceTest::FailureVsCancellation => "forced: failed vs. cancelled".into(),
-            RaceTest::SuccessVsFailure => "forced: succeeded vs. failed".into(),
-            RaceTest::CancellationVsReservation => "forced: cancelled vs. the reservation".into(),
-            RaceTest::Barrier { workers } => format!("barrier, {workers} workers"),
-        }
-    }
-
-    pub async fn run<H: Handler>(self, subject: Subject<H>) -> Result<(), Violation> {
-        match self {
-            RaceTest::DuplicateRace => {
-                scenarios::duplicate_races_an_uncommitted_release(subject).await
-            }
-            RaceTest::FailureVsCancellation => {
-                scenarios::failure_races_a_cancellation(subject).await
-            }
-            RaceTest::SuccessVsFailure => scenarios::success_races_a_failure(subject).await,
-            RaceTest::CancellationVsReservation => {
-                scenarios::cancellation_races_the_reservation(subject).await
-            }
-            RaceTest::Barrier { workers } => scenarios::barrier(subject, workers).await,
-        }
-    }
-}
 
 /// The reasons the shipped exercise must fail for: a reservation released twice, released after
 /// it was consumed, or settled by more than one delivery (two copies of payment.succeeded that
@@ -88,17 +51,15 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
 }
 
 fn probes() -> Vec<Probe> {
-    probe::probes(
-        &RACE_TESTS,
-        RaceTest::name,
-        |test| match *test {
-            RaceTest::Barrier { workers } => scenarios::barrier_rounds(workers),
-            _ => 1,
-        },
+    probe::probes_of(
+        TESTS,
+        CASES,
+        REPEAT,
+        scenarios::barrier_rounds,
         |test, side| async move {
             match side {
-                Side::Exercise => test.run(exercise()).await,
-                Side::Solution => test.run(solution()).await,
+                Side::Exercise => play(test, exercise()).await,
+                Side::Solution => play(test, solution()).await,
             }
         },
         is_intended,
@@ -109,56 +70,11 @@ fn probes() -> Vec<Probe> {
     )
 }
 
-/// The lesson's whole suite, the scenarios `exercise-tests.rs` runs, against `handler` (a wrong
-/// fix from `wrong-fixes/`): the scenarios that failed.
+/// The lesson's whole suite, the tests of `exercise-tests.rs`, against `handler` (a wrong fix
+/// from `wrong-fixes/`): the tests that failed.
 pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> Vec<Failed> {
     let subject = || Subject::new([compensation::__private::BASE_MIGRATIONS], handler.clone());
-    let mut all = vec![
-        named(
-            "redelivered_after_commit",
-            scenarios::redelivered_after_commit(subject()),
-        ),
-        named(
-            "duplicate_races_an_uncommitted_release",
-            scenarios::duplicate_races_an_uncommitted_release(subject()),
-        ),
-        named(
-            "failure_races_a_cancellation",
-            scenarios::failure_races_a_cancellation(subject()),
-        ),
-        named(
-            "success_races_a_failure",
-            scenarios::success_races_a_failure(subject()),
-        ),
-        named(
-            "killed_mid_release_then_redelivery",
-            scenarios::killed_mid_release_then_redelivery(subject()),
-        ),
-        named(
-            "cancelled_mid_release_then_redelivery",
-            scenarios::cancelled_mid_release_then_redelivery(subject()),
-        ),
-        named(
-            "replayed_after_a_restore",
-            scenarios::replayed_after_a_restore(subject()),
-        ),
-        named(
-            "cancelled_before_the_reservation",
-            scenarios::cancelled_before_the_reservation(subject()),
-        ),
-        named(
-            "cancellation_races_the_reservation",
-            scenarios::cancellation_races_the_reservation(subject()),
-        ),
-        named(
-            "other_orders_do_not_wait",
-            scenarios::other_orders_do_not_wait(subject()),
-        ),
-    ];
-    for (workers, name) in BARRIERS {
-        all.push(named(name, scenarios::barrier(subject(), workers)));
-    }
-    run_all(all).await
+    run_tests(TESTS, |test| play(test, subject())).await
 }
 
 #[cfg(test)]

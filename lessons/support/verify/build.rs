@@ -22,6 +22,9 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+#[path = "build/exercise_tests.rs"]
+mod exercise_tests;
+
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let root = manifest.join("../../..");
@@ -58,6 +61,18 @@ fn main() {
             )
             .unwrap();
             writeln!(listed, "    lesson_{number}::LESSON,").unwrap();
+            // The lesson's one list of scenarios, its students' tests, as checks.rs runs them.
+            let tests_file = lesson_dir.join("exercise-tests.rs");
+            let source = std::fs::read_to_string(&tests_file).unwrap();
+            std::fs::write(
+                out.join(format!("exercise_tests_{number}.rs")),
+                exercise_tests::generate(
+                    &source,
+                    &tests_file,
+                    &format!("lessons/{folder}/exercise-tests.rs"),
+                ),
+            )
+            .unwrap();
         }
         let patches: Vec<PathBuf> = sorted_files(&lesson_dir.join("wrong-fixes"), "patch");
         if patches.is_empty() {

@@ -38,7 +38,7 @@ mod subject;
 mod teaching;
 mod trace;
 
-pub use barrier::{release_together, rounds, with_fewer_rounds};
+pub use barrier::{checking, in_the_checks, release_together, rounds, with_fewer_rounds};
 pub use common::{Common, Speaks, Topic, Words};
 pub use database::TestDatabase;
 pub use deadline::{DEADLINE_VAR, DID_NOT_FINISH};

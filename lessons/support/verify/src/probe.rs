@@ -92,3 +92,41 @@ where
         })
         .collect()
 }
+
+/// The tests of a lesson's `exercise-tests.rs` that `cargo repeat` counts: those `repeat` names
+/// (a parametrised test by its name, for all of its cases), in the file's order, each played
+/// by `run` and judged by [`verdict`]. A barrier test's rounds come from its case, the number
+/// of workers, through `rounds` (`scenarios::barrier_rounds`).
+pub fn probes_of<K, D, Fut>(
+    tests: &'static [&'static str],
+    cases: &'static [(&'static str, &'static str)],
+    repeat: &[&str],
+    rounds: fn(usize) -> usize,
+    run: fn(&'static str, Side) -> Fut,
+    intended: fn(&K) -> bool,
+    round_of: fn(&D) -> usize,
+) -> Vec<Probe>
+where
+    K: kit::Explain<D> + 'static,
+    D: 'static,
+    Fut: Future<Output = Result<(), kit::Violation<K, D>>> + 'static,
+{
+    for name in repeat {
+        let known = tests.iter().any(|t| t.split("::").next() == Some(*name));
+        assert!(
+            known,
+            "repeat names {name:?}, which exercise-tests.rs has no test of"
+        );
+    }
+    (tests.iter())
+        .filter(|test| repeat.contains(&test.split("::").next().unwrap_or(test)))
+        .map(|&test| {
+            let workers = (cases.iter())
+                .find(|(case, _)| *case == test)
+                .and_then(|(_, value)| value.parse().ok());
+            Probe::new(test, workers.map_or(1, rounds), move |side| async move {
+                verdict(run(test, side).await, intended, round_of)
+            })
+        })
+        .collect()
+}

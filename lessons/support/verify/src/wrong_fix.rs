@@ -51,36 +51,22 @@ pub struct Failed {
     pub message: String,
 }
 
-/// One scenario of a lesson's suite: its name, and its run, not started yet.
-pub type Scenario<'a, V> = (
-    &'static str,
-    Pin<Box<dyn Future<Output = Result<(), V>> + 'a>>,
-);
-
-/// The barrier tests every lesson's students run: workers, and the name a failure is shown by.
-pub const BARRIERS: [(usize, &str); 3] = [
-    (2, "barrier, 2 workers"),
-    (8, "barrier, 8 workers"),
-    (32, "barrier, 32 workers"),
-];
-
-/// Names a scenario's run for [`run_all`].
-pub fn named<'a, V>(
-    name: &'static str,
-    run: impl Future<Output = Result<(), V>> + 'a,
-) -> Scenario<'a, V> {
-    (name, Box::pin(run))
-}
-
-/// Runs a lesson's scenarios at once, each on a database of its own (so that a wrong fix whose
-/// every scenario waits out the pool's timeout costs one timeout), and returns those that failed.
-pub async fn run_all<K: Explain<D> + fmt::Debug, D>(
-    scenarios: Vec<Scenario<'_, kit::Violation<K, D>>>,
-) -> Vec<Failed> {
-    let (names, runs): (Vec<_>, Vec<_>) = scenarios.into_iter().unzip();
-    let results = futures_util::future::join_all(runs).await;
+/// Runs every test of a lesson's `exercise-tests.rs` at once, each on a database of its own (so
+/// that a wrong fix whose every test waits out the pool's timeout costs one timeout): `tests`,
+/// as its generated `TESTS` names them; `play`, its generated `play` with the subject under
+/// check. Returns those that failed, by the names `cargo test` prints.
+pub async fn run_tests<K, D, Fut>(
+    tests: &'static [&'static str],
+    play: impl Fn(&'static str) -> Fut,
+) -> Vec<Failed>
+where
+    K: Explain<D> + fmt::Debug,
+    Fut: Future<Output = Result<(), kit::Violation<K, D>>>,
+{
+    let runs = futures_util::future::join_all(tests.iter().map(|&name| play(name)));
+    let results = kit::in_the_checks(runs).await;
     let mut failed = Vec::new();
-    for (name, result) in names.into_iter().zip(results) {
+    for (&name, result) in tests.iter().zip(results) {
         record(&mut failed, name, result);
     }
     failed
@@ -159,22 +145,6 @@ pub async fn check(fix: &WrongFix, run: Run) -> Result<(), Complaint> {
             Ok(())
         }
     }
-}
-
-/// The scenario functions a test file calls (`scenarios::name(`), in order, without repeats:
-/// a lesson's suite for wrong fixes must run the same ones as its students' test file.
-pub fn scenarios_called(source: &str) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    for piece in source.split("scenarios::").skip(1) {
-        let name: String = piece
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect();
-        if piece[name.len()..].starts_with('(') && !names.contains(&name) {
-            names.push(name);
-        }
-    }
-    names
 }
 
 /// The table of a lesson's wrong fixes in its instructor's notes, one row per catalogue entry:

@@ -199,28 +199,3 @@ fn every_exercise_and_its_solution_share_one_test_file() -> Result<(), Mismatch>
     }
     Ok(())
 }
-
-/// Each lesson's wrong fixes run the scenarios its students' test file runs, no more, no fewer:
-/// the `suite` of its `checks.rs` calls the same `scenarios::…` as its `exercise-tests.rs`.
-#[test]
-fn the_suite_for_wrong_fixes_runs_what_the_students_run() -> Result<(), Mismatch> {
-    for lesson in LESSONS {
-        let folder = format!("lessons/{}", lesson.folder);
-        let checks = read(&format!("{folder}/checks.rs"));
-        let start = checks
-            .find("pub async fn suite")
-            .ok_or_else(|| format!("{folder}/checks.rs has no `pub async fn suite`"))?;
-        let suite = &checks[start..];
-        let suite = &suite[..suite.find("\n}\n").unwrap_or(suite.len())];
-        let (ran, run) = (
-            verify::wrong_fix::scenarios_called(suite),
-            verify::wrong_fix::scenarios_called(&read(&format!("{folder}/exercise-tests.rs"))),
-        );
-        if ran != run {
-            Err(format!(
-                "{folder}: the suite for wrong fixes runs {ran:?}, the students' tests {run:?}"
-            ))?;
-        }
-    }
-    Ok(())
-}

@@ -1,8 +1,10 @@
-//! `cargo repeat <lesson> [--runs K] [--only TEXT]…`: runs a lesson's race and fault tests K
-//! times (default 200) against the shipped exercise and the solution, and counts; with `--only`,
-//! just the tests whose names contain one of the TEXTs (after a change to the observer, say,
-//! which the barrier tests never use). A race test is only worth
-//! having if it catches the exercise every time and passes the solution every time.
+//! `cargo repeat <lesson> [--runs K] [--only TEXT]… [--skip TEXT]…`: runs a lesson's race and
+//! fault tests K times (default 200) against the shipped exercise and the solution, and counts;
+//! with `--only`, just the tests whose names contain one of the TEXTs; with `--skip`, all but
+//! those (after a change to the observer, say, which the barrier tests never use: `--skip
+//! released_together`). The tests go by their names in the lesson's `exercise-tests.rs`. A race
+//! test is only worth having if it catches the exercise every time and passes the solution
+//! every time.
 
 use std::process::ExitCode;
 
@@ -11,12 +13,12 @@ use indicatif::{ProgressBar, ProgressStyle};
 use verify::Lesson;
 use verify::probe::{Probe, Side, Verdict};
 
-const USAGE: &str = "usage: cargo repeat <lesson> [--runs K] [--only TEXT]...   \
-                     e.g. cargo repeat 02 --runs 200, cargo repeat 08 --only forced --only fault";
+const USAGE: &str = "usage: cargo repeat <lesson> [--runs K] [--only TEXT]... [--skip TEXT]...   \
+                     e.g. cargo repeat 02 --runs 200, cargo repeat 10 --skip released_together";
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> ExitCode {
-    let (lesson, runs, only) = match parse(std::env::args().skip(1)) {
+    let (lesson, runs, Filter { only, skip }) = match parse(std::env::args().skip(1)) {
         Ok(parsed) => parsed,
         Err(message) => {
             eprintln!("{message}\n{USAGE}");
@@ -28,9 +30,11 @@ async fn main() -> ExitCode {
         lesson.number,
         lesson.entry().title
     );
-    println!("{:<40} {:<30} solution", "", "exercise");
     let mut all_good = true;
-    let chosen = |name: &str| only.is_empty() || only.iter().any(|text| name.contains(text));
+    let chosen = |name: &str| {
+        (only.is_empty() || only.iter().any(|text| name.contains(text)))
+            && !skip.iter().any(|text| name.contains(text))
+    };
     for probe in (lesson.probes)()
         .into_iter()
         .filter(|probe| chosen(&probe.name))
@@ -43,7 +47,11 @@ async fn main() -> ExitCode {
             1 => probe.name.clone(),
             rounds => format!("{} x {rounds} rounds", probe.name),
         };
-        println!("{name:<40} {:<30} {passed}/{runs} passed", caught.column());
+        // The names are the tests' own, long and descriptive: each on a line of its own.
+        println!(
+            "{name}\n    exercise: {:<30} solution: {passed}/{runs} passed",
+            caught.column()
+        );
         all_good &= caught.caught == runs && passed == runs;
         for note in [caught.first_other, first_failure].into_iter().flatten() {
             println!("    first unexpected result: {note}");
@@ -149,13 +157,19 @@ async fn count_passed(probe: &Probe, runs: usize, bar: &ProgressBar) -> (usize, 
     (passed, first_failure)
 }
 
+/// Which of the lesson's tests to run, by parts of their names.
+struct Filter {
+    only: Vec<String>,
+    skip: Vec<String>,
+}
+
 fn parse(
     mut args: impl Iterator<Item = String>,
-) -> Result<(&'static Lesson, usize, Vec<String>), String> {
+) -> Result<(&'static Lesson, usize, Filter), String> {
     let name = args.next().ok_or("which lesson?")?;
     let lesson = Lesson::find(&name)?;
     let mut runs = 200;
-    let mut only = Vec::new();
+    let (mut only, mut skip) = (Vec::new(), Vec::new());
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--runs" => {
@@ -165,8 +179,9 @@ fn parse(
                 })?;
             }
             "--only" => only.push(args.next().ok_or("--only needs a part of a test's name")?),
+            "--skip" => skip.push(args.next().ok_or("--skip needs a part of a test's name")?),
             other => return Err(format!("unexpected argument {other:?}")),
         }
     }
-    Ok((lesson, runs, only))
+    Ok((lesson, runs, Filter { only, skip }))
 }
