@@ -62,12 +62,6 @@ async fn failed_then_redelivered<H: Handler>(
             fault,
         })));
     }
-    kit::passing_trace(
-        match fault {
-            Fault::Cancelled => "cancelled_then_redelivered",
-            Fault::Killed => "killed_then_redelivered",
-        },
-        &trace,
-    );
+    kit::passing_trace(&trace);
     Ok(())
 }

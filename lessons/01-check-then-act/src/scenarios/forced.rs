@@ -71,7 +71,7 @@ pub async fn forced_interleaving<H: Handler>(subject: Subject<H>) -> Result<(), 
     if !second_waited {
         return Err(violation(ViolationKind::DecidedWithoutWaiting));
     }
-    kit::passing_trace("forced_interleaving", &trace);
+    kit::passing_trace(&trace);
     Ok(())
 }
 // ANCHOR_END: forced

@@ -61,6 +61,6 @@ pub async fn duplicate_gives_up_then_first_rolls_back<H: Handler>(
         }));
     }
     judge(observed, &outcomes).map_err(violation)?;
-    kit::passing_trace("duplicate_gives_up_then_first_rolls_back", &trace);
+    kit::passing_trace(&trace);
     Ok(())
 }

@@ -67,6 +67,6 @@ pub async fn other_accounts_do_not_wait<H: Handler>(subject: Subject<H>) -> Resu
             },
         )));
     }
-    kit::passing_trace("other_accounts_do_not_wait", &trace);
+    kit::passing_trace(&trace);
     Ok(())
 }

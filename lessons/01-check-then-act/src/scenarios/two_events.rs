@@ -65,6 +65,6 @@ pub async fn two_events_race_for_one_account<H: Handler>(
             expected_cents: 2 * AMOUNT_CENTS,
         }));
     }
-    kit::passing_trace("two_events_race_for_one_account", &trace);
+    kit::passing_trace(&trace);
     Ok(())
 }

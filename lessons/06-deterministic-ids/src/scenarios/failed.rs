@@ -40,11 +40,7 @@ async fn failed_then_redelivered<H: Handler>(
              again on another connection (a scripted interleaving)"
         }
     });
-    let name = match fault {
-        Fault::Killed => "crash_after_the_charge_then_redelivery",
-        Fault::Cancelled => "cancelled_after_the_charge_then_redelivery",
-    };
-    stopped_then_redelivered(subject, LOCK_THE_STEPS_TABLES, fault, during, name).await
+    stopped_then_redelivered(subject, LOCK_THE_STEPS_TABLES, fault, during).await
 }
 
 /// The holder's lock on the card network's table: a delivery stops inside its charge, before
@@ -63,14 +59,7 @@ pub async fn crash_during_the_charge_then_redelivery<H: Handler>(
         "order.created for ord-1 was delivered, the worker died while the card network was \
          taking the charge, before it had, and the order was delivered again (a scripted crash)",
     );
-    stopped_then_redelivered(
-        subject,
-        LOCK_THE_NETWORK,
-        Fault::Killed,
-        during,
-        "crash_during_the_charge_then_redelivery",
-    )
-    .await
+    stopped_then_redelivered(subject, LOCK_THE_NETWORK, Fault::Killed, during).await
 }
 // ANCHOR_END: crash_during_the_charge
 
@@ -82,7 +71,6 @@ async fn stopped_then_redelivered<H: Handler>(
     lock: &str,
     fault: Fault,
     during: Delivery,
-    name: &str,
 ) -> Result<(), Violation> {
     let (db, step) = prepare(&subject, during).await?;
     let order = order_created("ord-1", DEFAULT_CARD);
@@ -114,6 +102,6 @@ async fn stopped_then_redelivered<H: Handler>(
             trace: Some(trace),
         });
     }
-    kit::passing_trace(name, &trace);
+    kit::passing_trace(&trace);
     Ok(())
 }

@@ -44,6 +44,6 @@ pub async fn duplicate_races_an_uncommitted_delivery<H: Handler>(
     let observed = observe(&step, "ord-1", &[], during, Some(&mut interleaving)).await?;
     let trace = interleaving.trace().clone();
     verdict(&observed, &outcomes, during, Some(&trace))?;
-    kit::passing_trace("duplicate_races_an_uncommitted_delivery", &trace);
+    kit::passing_trace(&trace);
     Ok(())
 }

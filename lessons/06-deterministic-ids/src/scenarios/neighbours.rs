@@ -58,6 +58,6 @@ pub async fn other_orders_do_not_wait<H: Handler>(subject: Subject<H>) -> Result
             trace: Some(trace),
         });
     }
-    kit::passing_trace("other_orders_do_not_wait", &trace);
+    kit::passing_trace(&trace);
     Ok(())
 }

@@ -84,13 +84,7 @@ async fn failed_then_restarted<H: Handler>(
     )
     .await?;
     if let Some(trace) = trace {
-        kit::passing_trace(
-            match fault {
-                Fault::Killed => "crash_mid_batch_then_restart",
-                Fault::Cancelled => "cancelled_mid_batch_then_restart",
-            },
-            &trace,
-        );
+        kit::passing_trace(&trace);
     }
     Ok(())
 }

@@ -59,7 +59,7 @@ pub async fn a_second_consumer_waits_its_turn<H: Handler>(
     )
     .await?;
     if let Some(trace) = trace {
-        kit::passing_trace("a_second_consumer_waits_its_turn", &trace);
+        kit::passing_trace(&trace);
     }
     Ok(())
 }

@@ -67,7 +67,7 @@ pub async fn another_group_is_not_held_up<H: Handler>(
         });
     }
     if let Some(trace) = trace {
-        kit::passing_trace("another_group_is_not_held_up", &trace);
+        kit::passing_trace(&trace);
     }
     Ok(())
 }

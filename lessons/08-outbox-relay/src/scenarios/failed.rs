@@ -24,13 +24,7 @@ pub async fn relay_crashes_between_publish_and_mark<H: Handler>(
         "a relay published two outbox rows and died before it had recorded sending them; \
          another relay took over, and the consumer handled every message (a scripted crash)",
     );
-    relay_killed(
-        subject,
-        during,
-        LOCK_THE_RELAYS_WRITES,
-        "relay_crashes_between_publish_and_mark",
-    )
-    .await
+    relay_killed(subject, during, LOCK_THE_RELAYS_WRITES).await
 }
 // ANCHOR_END: relay_crash
 
@@ -50,13 +44,7 @@ pub async fn relay_dies_while_it_publishes<H: Handler>(
          had it; another relay took over, and the consumer handled every message (a scripted \
          crash)",
     );
-    relay_killed(
-        subject,
-        during,
-        LOCK_THE_BROKER,
-        "relay_dies_while_it_publishes",
-    )
-    .await
+    relay_killed(subject, during, LOCK_THE_BROKER).await
 }
 
 /// Two orders in the outbox; the holder takes `lock`, and a relay runs until it stops on it;
@@ -66,7 +54,6 @@ async fn relay_killed<H: Handler>(
     subject: Subject<H>,
     during: Delivery,
     lock: &str,
-    name: &str,
 ) -> Result<(), Violation> {
     let (db, world) = prepare(&subject, during).await?;
     (world.produce(&orders(2)).await).map_err(Violation::setup(during))?;
@@ -82,7 +69,6 @@ async fn relay_killed<H: Handler>(
         script,
         "lock relay crash commit again",
         during,
-        name,
     )
     .await
 }
@@ -138,7 +124,7 @@ pub async fn consumer_dies_before_shipping<H: Handler>(
         });
     }
     if let Some(trace) = trace {
-        kit::passing_trace("consumer_dies_before_shipping", &trace);
+        kit::passing_trace(&trace);
     }
     Ok(())
 }

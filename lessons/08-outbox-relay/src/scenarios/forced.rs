@@ -32,7 +32,6 @@ pub async fn rows_commit_out_of_order<H: Handler>(subject: Subject<H>) -> Result
         script,
         "a-writes b-commits relay a-commits again",
         during,
-        "rows_commit_out_of_order",
     )
     .await
 }
@@ -74,7 +73,7 @@ pub async fn consumers_race_for_one_message<H: Handler>(
     steps.extend(ran.outcomes.into_iter().map(|(_, outcome)| outcome));
     let trace = verdict(&world, &steps, during, Some(&mut interleaving)).await?;
     if let Some(trace) = trace {
-        kit::passing_trace("consumers_race_for_one_message", &trace);
+        kit::passing_trace(&trace);
     }
     Ok(())
 }

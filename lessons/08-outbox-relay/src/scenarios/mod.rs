@@ -126,14 +126,12 @@ async fn drain<H: Handler>(
 
 /// A relay scenario's middle and end: plays `script` in `permutation` order, lets the pipeline
 /// drain (relays until they find nothing, then the consumer), and judges every outbox row.
-/// A passing trace is offered as `name`.
 async fn play_then_drain<H: Handler>(
     subject: &Subject<H>,
     (db, world): (&TestDatabase, &World),
     script: kit::Script<Step, H>,
     permutation: &str,
     during: Delivery,
-    name: &str,
 ) -> Result<(), Violation> {
     let (mut interleaving, ran) =
         kit::play(db, script, permutation, kit::describe_outcome, during).await?;
@@ -144,7 +142,7 @@ async fn play_then_drain<H: Handler>(
     steps.extend(drain(subject, world, &pool, during).await?);
     let trace = verdict(world, &steps, during, Some(&mut interleaving)).await?;
     if let Some(trace) = trace {
-        kit::passing_trace(name, &trace);
+        kit::passing_trace(&trace);
     }
     Ok(())
 }

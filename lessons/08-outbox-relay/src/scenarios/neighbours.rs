@@ -57,7 +57,7 @@ pub async fn other_orders_do_not_wait<H: Handler>(subject: Subject<H>) -> Result
         });
     }
     if let Some(trace) = trace {
-        kit::passing_trace("other_orders_do_not_wait", &trace);
+        kit::passing_trace(&trace);
     }
     Ok(())
 }

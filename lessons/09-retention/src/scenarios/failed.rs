@@ -47,6 +47,6 @@ pub async fn a_prune_that_fails_while_it_waits_is_run_again<H: Handler>(
         }
     })
     .await?;
-    kit::passing_trace("a_prune_that_fails_while_it_waits_is_run_again", &trace);
+    kit::passing_trace(&trace);
     Ok(())
 }

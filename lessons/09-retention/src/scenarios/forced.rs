@@ -33,6 +33,6 @@ pub async fn the_prune_does_not_wait_for_deliveries<H: Handler>(
         Ok(ran.outcomes)
     })
     .await?;
-    kit::passing_trace("the_prune_does_not_wait_for_deliveries", &trace);
+    kit::passing_trace(&trace);
     Ok(())
 }

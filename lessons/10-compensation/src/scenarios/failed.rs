@@ -72,12 +72,6 @@ async fn failed_then_redelivered<H: Handler>(
             trace: Some(trace),
         });
     }
-    kit::passing_trace(
-        match fault {
-            Fault::Killed => "killed_mid_release_then_redelivery",
-            Fault::Cancelled => "cancelled_mid_release_then_redelivery",
-        },
-        &trace,
-    );
+    kit::passing_trace(&trace);
     Ok(())
 }

@@ -19,7 +19,6 @@ async fn race_for_one_reservation<H: Handler>(
     during: Delivery,
     first: ReservationEvent,
     second: ReservationEvent,
-    snapshot: &str,
 ) -> Result<(), Violation> {
     let (db, inventory) = with_reservations(&subject, during, &["ord-1"]).await?;
     // ANCHOR: race_script
@@ -36,7 +35,7 @@ async fn race_for_one_reservation<H: Handler>(
     let observed = observe(&inventory, "ord-1", during, Some(&mut interleaving)).await?;
     let trace = interleaving.trace().clone();
     verdict(&observed, &outcomes, during, Some(&trace))?;
-    kit::passing_trace(snapshot, &trace);
+    kit::passing_trace(&trace);
     Ok(())
 }
 
@@ -54,7 +53,6 @@ pub async fn duplicate_races_an_uncommitted_release<H: Handler>(
         ),
         failed("ord-1"),
         failed("ord-1"),
-        "duplicate_races_an_uncommitted_release",
     )
     .await
 }
@@ -75,7 +73,6 @@ pub async fn failure_races_a_cancellation<H: Handler>(
         ),
         failed("ord-1"),
         cancelled("ord-1"),
-        "failure_races_a_cancellation",
     )
     .await
 }
@@ -94,7 +91,6 @@ pub async fn success_races_a_failure<H: Handler>(subject: Subject<H>) -> Result<
         ),
         succeeded("ord-1"),
         failed("ord-1"),
-        "success_races_a_failure",
     )
     .await
 }

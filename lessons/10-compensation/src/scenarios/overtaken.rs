@@ -161,6 +161,6 @@ pub async fn cancellation_races_the_reservation<H: Handler>(
     }
     let observed = observe(&inventory, "ord-1", during, None).await?;
     verdict(&observed, &outcomes, during, Some(&trace))?;
-    kit::passing_trace("cancellation_races_the_reservation", &trace);
+    kit::passing_trace(&trace);
     Ok(())
 }

@@ -57,6 +57,6 @@ pub async fn cancelled_delivery_then_redelivery<H: Handler>(
             trace: Some(trace),
         });
     }
-    kit::passing_trace("cancelled_delivery_then_redelivery", &trace);
+    kit::passing_trace(&trace);
     Ok(())
 }

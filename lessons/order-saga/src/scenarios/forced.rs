@@ -18,7 +18,6 @@ async fn race_inside_a_transaction<H: Handler>(
     lock: &str,
     first: PaymentEvent,
     second: PaymentEvent,
-    snapshot: &str,
 ) -> Result<(), Violation> {
     let (db, orders) = with_order(&subject, during, AMOUNT_CENTS).await?;
     // ANCHOR: race_script
@@ -45,7 +44,7 @@ async fn race_inside_a_transaction<H: Handler>(
     let expect = Expect::ResolvedBy(vec![first]);
     verdict(&expect, &observed, &delivered, during, Some(&trace))?;
     gave_up_without_waiting(second_waited, &delivered[1].1, during, &trace)?;
-    kit::passing_trace(snapshot, &trace);
+    kit::passing_trace(&trace);
     Ok(())
 }
 
@@ -65,7 +64,6 @@ pub async fn duplicate_races_an_uncommitted_delivery<H: Handler>(
         LOCK_ORDER_ROW,
         event.clone(),
         event,
-        "duplicate_races_an_uncommitted_delivery",
     )
     .await
 }
@@ -86,7 +84,6 @@ pub async fn contradicting_events_race<H: Handler>(subject: Subject<H>) -> Resul
         LOCK_ORDER_ROW,
         succeeded("pay-1", "ord-1"),
         failed("pay-2", "ord-1"),
-        "contradicting_events_race",
     )
     .await
 }
@@ -116,7 +113,6 @@ pub async fn contradicting_events_race_past_a_reader<H: Handler>(
         SHARE_ORDER_ROW,
         succeeded("pay-1", "ord-1"),
         failed("pay-2", "ord-1"),
-        "contradicting_events_race_past_a_reader",
     )
     .await
 }

@@ -25,7 +25,6 @@ async fn killed<H: Handler>(
     during: Delivery,
     lock: &str,
     permutation: &str,
-    snapshot: &str,
 ) -> Result<(), Violation> {
     let (db, orders) = with_order(&subject, during, AMOUNT_CENTS).await?;
     let event = succeeded("pay-1", "ord-1");
@@ -67,7 +66,7 @@ async fn killed<H: Handler>(
             trace: Some(trace),
         });
     }
-    kit::passing_trace(snapshot, &trace);
+    kit::passing_trace(&trace);
     Ok(())
 }
 
@@ -86,7 +85,6 @@ pub async fn first_delivery_dies_while_a_duplicate_waits<H: Handler>(
         ),
         LOCK_ORDER_ROW,
         WHILE_THE_FIRST_WAITS,
-        "first_delivery_dies_while_a_duplicate_waits",
     )
     .await
 }
@@ -107,7 +105,6 @@ pub async fn crash_before_the_effect_then_redelivery<H: Handler>(
         ),
         LOCK_ORDER_ROW,
         AFTER_THE_CRASH,
-        "crash_before_the_effect_then_redelivery",
     )
     .await
 }
@@ -127,7 +124,6 @@ pub async fn crash_before_the_outbox_row_then_redelivery<H: Handler>(
         ),
         LOCK_OUTBOX,
         AFTER_THE_CRASH,
-        "crash_before_the_outbox_row_then_redelivery",
     )
     .await
 }

@@ -46,7 +46,7 @@ pub async fn instalments_race_for_one_order<H: Handler>(
     let trace = interleaving.trace().clone();
     let expect = Expect::Pending { paid_cents: 700 };
     verdict(&expect, &observed, &delivered, during, Some(&trace))?;
-    kit::passing_trace("instalments_race_for_one_order", &trace);
+    kit::passing_trace(&trace);
     Ok(())
 }
 
@@ -107,6 +107,6 @@ pub async fn other_orders_do_not_wait<H: Handler>(subject: Subject<H>) -> Result
             trace: Some(trace),
         });
     }
-    kit::passing_trace("other_orders_do_not_wait", &trace);
+    kit::passing_trace(&trace);
     Ok(())
 }

@@ -80,7 +80,7 @@ pub async fn passing<K: Explain<D>, D>(
     let (result, traces) = kit::passing_traces(scenario).await;
     result.map_err(|violation| Complaint(format!("the solution failed: {violation}")))?;
     match traces.as_slice() {
-        [(_, trace)] => Ok(trace.clone()),
+        [trace] => Ok(trace.clone()),
         other => Err(Complaint(format!(
             "expected one passing trace, got {}",
             other.len()
