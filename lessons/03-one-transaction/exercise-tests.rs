@@ -1,8 +1,18 @@
 //! Lesson 03's tests, run against `apply_payment_result` in this crate's `src/lib.rs`.
 //!
-//! One file for both crates: `exercises/NN-…` and `solutions/NN-…` name it as their `[[test]]`,
-//! so the solution passes exactly the tests the student runs. The scenarios live in
-//! lessons/order-saga/src/scenarios, and chapter 3 of the book tells each one's story.
+//! One file for both crates: `exercises/NN-…` and `solutions/NN-…` name it as their `[[test]]`, so
+//! the solution passes exactly the tests the student runs.
+//!
+//! From the handler to the rule that judges it, three files: this one, where each test hands the
+//! handler to one scenario (`scenarios::…`); the scenario, in lessons/order-saga/src/scenarios/ (a
+//! fresh database, the deliveries in the order it scripts them, and what it checks of a delivery
+//! that failed or waited); and lessons/order-saga/src/judge.rs, the rule every scenario checks.
+//! What a broken rule says is worded in lessons/order-saga/src/violation.rs, and chapter 3 of the
+//! book tells each scenario's story.
+//!
+//! This file is also the lesson's one list of scenarios: the maintainers' checks run these tests,
+//! by these names, against every wrong fix in lessons/03-one-transaction/wrong-fixes/, and `cargo
+//! repeat 03` counts the ones its checks.rs names.
 
 use order_saga::{Mix, Violation, scenarios, subject};
 use rstest::rstest;

@@ -1,10 +1,20 @@
 //! Lesson 06's tests, run against `take_payment` in this crate's `src/lib.rs`.
 //!
-//! One file for both crates: `exercises/NN-…` and `solutions/NN-…` name it as their `[[test]]`,
-//! so the solution passes exactly the tests the student runs. The scenarios live in
-//! lessons/06-deterministic-ids/src/scenarios, and chapter 6 of the book tells each one's
-//! story. Every scenario checks the same rule: the card network charged the order once, and
-//! the saga was told under one id.
+//! One file for both crates: `exercises/NN-…` and `solutions/NN-…` name it as their `[[test]]`, so
+//! the solution passes exactly the tests the student runs.
+//!
+//! From the handler to the rule that judges it, three files: this one, where each test hands the
+//! handler to one scenario (`scenarios::…`); the scenario, in
+//! lessons/06-deterministic-ids/src/scenarios/ (a fresh database, the deliveries in the order it
+//! scripts them, and what it checks of a delivery that failed or waited); and
+//! lessons/06-deterministic-ids/src/judge.rs, the rule every scenario checks. What a broken rule
+//! says is worded in lessons/06-deterministic-ids/src/violation.rs, and chapter 6 of the book tells
+//! each scenario's story. Every scenario checks the same rule: the card network charged the order
+//! once, and the saga was told under one id.
+//!
+//! This file is also the lesson's one list of scenarios: the maintainers' checks run these tests,
+//! by these names, against every wrong fix in lessons/06-deterministic-ids/wrong-fixes/, and `cargo
+//! repeat 06` counts the ones its checks.rs names.
 
 use deterministic_ids::{Violation, scenarios, subject};
 use rstest::rstest;

@@ -1,10 +1,20 @@
 //! Lesson 07's tests, run against `poll` in this crate's `src/lib.rs`.
 //!
-//! One file for both crates: `exercises/NN-…` and `solutions/NN-…` name it as their `[[test]]`,
-//! so the solution passes exactly the tests the student runs. The scenarios live in
-//! lessons/07-at-least-once/src/scenarios, and chapter 7 of the book tells each one's story.
-//! Every scenario checks the same rule: once the consumer has caught up, every event of the log
-//! was handled exactly once.
+//! One file for both crates: `exercises/NN-…` and `solutions/NN-…` name it as their `[[test]]`, so
+//! the solution passes exactly the tests the student runs.
+//!
+//! From the handler to the rule that judges it, three files: this one, where each test hands the
+//! handler to one scenario (`scenarios::…`); the scenario, in
+//! lessons/07-at-least-once/src/scenarios/ (a fresh database, the deliveries in the order it
+//! scripts them, and what it checks of a delivery that failed or waited); and
+//! lessons/07-at-least-once/src/judge.rs, the rule every scenario checks. What a broken rule says
+//! is worded in lessons/07-at-least-once/src/violation.rs, and chapter 7 of the book tells each
+//! scenario's story. Every scenario checks the same rule: once the consumer has caught up, every
+//! event of the log was handled exactly once.
+//!
+//! This file is also the lesson's one list of scenarios: the maintainers' checks run these tests,
+//! by these names, against every wrong fix in lessons/07-at-least-once/wrong-fixes/, and `cargo
+//! repeat 07` counts the ones its checks.rs names.
 
 use at_least_once::{Violation, scenarios, subject};
 use rstest::rstest;

@@ -1,11 +1,21 @@
 //! Lesson 08's tests, run against `relay` and `consume` (through `run`) in this crate's
 //! `src/lib.rs`.
 //!
-//! One file for both crates: `exercises/NN-…` and `solutions/NN-…` name it as their `[[test]]`,
-//! so the solution passes exactly the tests the student runs. The scenarios live in
-//! lessons/08-outbox-relay/src/scenarios, and chapter 8 of the book tells each one's story.
-//! Every scenario checks the same rule: every announcement the producer committed reached the
-//! broker at least once, and the warehouse shipped it exactly once.
+//! One file for both crates: `exercises/NN-…` and `solutions/NN-…` name it as their `[[test]]`, so
+//! the solution passes exactly the tests the student runs.
+//!
+//! From the handler to the rule that judges it, three files: this one, where each test hands the
+//! handler to one scenario (`scenarios::…`); the scenario, in
+//! lessons/08-outbox-relay/src/scenarios/ (a fresh database, the deliveries in the order it scripts
+//! them, and what it checks of a delivery that failed or waited); and
+//! lessons/08-outbox-relay/src/judge.rs, the rule every scenario checks. What a broken rule says is
+//! worded in lessons/08-outbox-relay/src/violation.rs, and chapter 8 of the book tells each
+//! scenario's story. Every scenario checks the same rule: every announcement the producer committed
+//! reached the broker at least once, and the warehouse shipped it exactly once.
+//!
+//! This file is also the lesson's one list of scenarios: the maintainers' checks run these tests,
+//! by these names, against every wrong fix in lessons/08-outbox-relay/wrong-fixes/, and `cargo
+//! repeat 08` counts the ones its checks.rs names.
 
 use outbox_relay::{Violation, scenarios, subject};
 use rstest::rstest;

@@ -1,11 +1,21 @@
 //! Lesson 09's tests, run against `prune` in this crate's `src/lib.rs` and the table in its
 //! `migrations/`.
 //!
-//! One file for both crates: `exercises/NN-…` and `solutions/NN-…` name it as their `[[test]]`,
-//! so the solution passes exactly the tests the student runs. The scenarios live in
-//! lessons/09-retention/src/scenarios, and chapter 9 of the book tells each one's story. Every
-//! scenario checks the same two rules: each credit is applied once, however its copies arrive;
-//! and once the prune has run, nothing is kept past the retention limit.
+//! One file for both crates: `exercises/NN-…` and `solutions/NN-…` name it as their `[[test]]`, so
+//! the solution passes exactly the tests the student runs.
+//!
+//! From the handler to the rule that judges it, three files: this one, where each test hands the
+//! handler to one scenario (`scenarios::…`); the scenario, in lessons/09-retention/src/scenarios/
+//! (a fresh database, the deliveries in the order it scripts them, and what it checks of a delivery
+//! that failed or waited); and lessons/09-retention/src/judge.rs, the rule every scenario checks.
+//! What a broken rule says is worded in lessons/09-retention/src/violation.rs, and chapter 9 of the
+//! book tells each scenario's story. Every scenario checks the same two rules: each credit is
+//! applied once, however its copies arrive; and once the prune has run, nothing is kept past the
+//! retention limit.
+//!
+//! This file is also the lesson's one list of scenarios: the maintainers' checks run these tests,
+//! by these names, against every wrong fix in lessons/09-retention/wrong-fixes/, and `cargo repeat
+//! 09` counts the ones its checks.rs names.
 
 use retention::{Fault, Violation, scenarios, subject};
 use rstest::rstest;

@@ -1,10 +1,20 @@
 //! Lesson 10's tests, run against `settle_reservation` in this crate's `src/lib.rs`.
 //!
-//! One file for both crates: `exercises/NN-…` and `solutions/NN-…` name it as their `[[test]]`,
-//! so the solution passes exactly the tests the student runs. The scenarios live in
-//! lessons/10-compensation/src/scenarios, and chapter 10 of the book tells each one's story.
-//! Every scenario checks the same rule: each reservation is settled once, by the first event
-//! that reaches it, and a release returns its units once and is announced once.
+//! One file for both crates: `exercises/NN-…` and `solutions/NN-…` name it as their `[[test]]`, so
+//! the solution passes exactly the tests the student runs.
+//!
+//! From the handler to the rule that judges it, three files: this one, where each test hands the
+//! handler to one scenario (`scenarios::…`); the scenario, in
+//! lessons/10-compensation/src/scenarios/ (a fresh database, the deliveries in the order it scripts
+//! them, and what it checks of a delivery that failed or waited); and
+//! lessons/10-compensation/src/judge.rs, the rule every scenario checks. What a broken rule says is
+//! worded in lessons/10-compensation/src/violation.rs, and chapter 10 of the book tells each
+//! scenario's story. Every scenario checks the same rule: each reservation is settled once, by the
+//! first event that reaches it, and a release returns its units once and is announced once.
+//!
+//! This file is also the lesson's one list of scenarios: the maintainers' checks run these tests,
+//! by these names, against every wrong fix in lessons/10-compensation/wrong-fixes/, and `cargo
+//! repeat 10` counts the ones its checks.rs names.
 
 use compensation::{Violation, scenarios, subject};
 use rstest::rstest;

@@ -1,10 +1,10 @@
 //! The one rule every scenario checks, per order: the card network charged once, the saga was
 //! told under one id, and the deliveries' reports say so without calling a duplicate an error.
 
-use kit::{Common, is_unique_violation};
+use kit::{Common, Trace, is_unique_violation};
 
 use crate::step::Observed;
-use crate::{Outcome, ViolationKind};
+use crate::{Delivery, Outcome, Violation, ViolationKind};
 
 pub(crate) fn judge(
     observed: &Observed,
@@ -53,4 +53,18 @@ pub(crate) fn judge(
         return Err(ViolationKind::NoDeliveryReportedApplied);
     }
     Ok(())
+}
+
+/// Judges one order's observation with the deliveries' `outcomes`, and words what it finds.
+pub(crate) fn verdict(
+    observed: &Observed,
+    outcomes: &[Result<Outcome, sqlx::Error>],
+    during: Delivery,
+    trace: Option<&Trace>,
+) -> Result<(), Violation> {
+    judge(observed, outcomes).map_err(|kind| Violation {
+        kind,
+        during,
+        trace: trace.cloned(),
+    })
 }

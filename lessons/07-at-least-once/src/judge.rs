@@ -1,11 +1,13 @@
 //! The one rule every scenario checks: once the consumer has caught up, every event of the log
-//! was handled exactly once, the orders are what the model says, and the offset points just
-//! after the log's last event.
+//! was handled exactly once, the orders are what the model says, the offset points just after
+//! the log's last event, and the other group's offset has not moved.
 
-use crate::log::{Observed, Verdict, model};
+use kit::{Common, Trace};
+
+use crate::log::{Log, Observed, Verdict, model};
+use crate::scenarios::{GROUP, NEIGHBOUR};
 use crate::violation::Mismatch;
-use crate::{Polled, ViolationKind};
-use kit::Common;
+use crate::{Delivery, Polled, Violation, ViolationKind};
 
 pub(crate) fn judge(
     observed: &Observed,
@@ -88,4 +90,53 @@ fn permutations(items: &[Verdict]) -> Vec<Vec<Verdict>> {
         }
     }
     all
+}
+
+/// Reads what the consumer left, notes it in the trace when there is one, and judges it; returns
+/// the trace, for a scripted scenario that passed to offer.
+pub(crate) async fn verdict(
+    log: &Log,
+    orders: &[String],
+    appended: &[Verdict],
+    polls: &[Result<Polled, sqlx::Error>],
+    during: Delivery,
+    interleaving: Option<&mut kit::Interleaving>,
+) -> Result<Option<Trace>, Violation> {
+    let observed = (log.observe(GROUP).await).map_err(Violation::setup(during))?;
+    let trace: Option<Trace> = interleaving.map(|interleaving| {
+        let handled = appended
+            .iter()
+            .filter(|v| observed.recorded.contains(&v.id))
+            .count();
+        interleaving.note(format!(
+            "the group's offset is {}, the log ends at {}; {handled} of {} appended events were \
+             handled",
+            observed.next_position,
+            observed.last_position,
+            appended.len()
+        ));
+        interleaving.trace().clone()
+    });
+    let violation = |kind| Violation {
+        kind,
+        during,
+        trace: trace.clone(),
+    };
+    judge(&observed, orders, appended, polls).map_err(violation)?;
+    let neighbour = (log.observe_offset(NEIGHBOUR).await).map_err(Violation::setup(during))?;
+    if neighbour != 1 {
+        return Err(violation(ViolationKind::MovedAnotherGroup {
+            group: NEIGHBOUR,
+            from: 1,
+            to: neighbour,
+        }));
+    }
+    if observed.next_position <= observed.last_position {
+        return Err(violation(ViolationKind::NotCaughtUp {
+            next_position: observed.next_position,
+            last: observed.last_position,
+            polls: polls.len(),
+        }));
+    }
+    Ok(trace)
 }

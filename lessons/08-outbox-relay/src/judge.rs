@@ -2,10 +2,10 @@
 //! it at least once, and the warehouse shipped it exactly once; the steps' reports call no
 //! duplicate an error.
 
-use kit::{Common, is_unique_violation};
+use kit::{Common, Trace, is_unique_violation};
 
-use crate::world::RowFate;
-use crate::{Done, ViolationKind};
+use crate::world::{RowFate, World};
+use crate::{Delivery, Done, Violation, ViolationKind};
 
 pub(crate) fn judge(
     fates: &[RowFate],
@@ -46,4 +46,27 @@ pub(crate) fn judge(
         });
     }
     Ok(())
+}
+
+/// Reads what became of every outbox row, notes it in the trace when there is one, and judges
+/// it; returns the trace, for a scripted scenario that passed to offer.
+pub(crate) async fn verdict(
+    world: &World,
+    steps: &[Result<Done, sqlx::Error>],
+    during: Delivery,
+    interleaving: Option<&mut kit::Interleaving>,
+) -> Result<Option<Trace>, Violation> {
+    let fates = (world.fates().await).map_err(Violation::setup(during))?;
+    let trace: Option<Trace> = interleaving.map(|interleaving| {
+        for fate in &fates {
+            interleaving.note(fate.summary());
+        }
+        interleaving.trace().clone()
+    });
+    judge(&fates, steps).map_err(|kind| Violation {
+        kind,
+        during,
+        trace: trace.clone(),
+    })?;
+    Ok(trace)
 }

@@ -2,10 +2,10 @@
 //! first event that reached it; a release returns its units once and is announced once; and
 //! the deliveries' reports say so, without calling a repeat an error.
 
-use kit::{Common, is_unique_violation};
+use kit::{Common, Trace, is_unique_violation};
 
 use crate::inventory::Observed;
-use crate::{Outcome, ViolationKind};
+use crate::{Delivery, Outcome, Violation, ViolationKind};
 
 pub(crate) fn judge(
     observed: &Observed,
@@ -80,4 +80,18 @@ pub(crate) fn judge(
         });
     }
     Ok(())
+}
+
+/// Judges one order's observation with the deliveries' `outcomes`, and words what it finds.
+pub(crate) fn verdict(
+    observed: &Observed,
+    outcomes: &[Result<Outcome, sqlx::Error>],
+    during: Delivery,
+    trace: Option<&Trace>,
+) -> Result<(), Violation> {
+    judge(observed, outcomes).map_err(|kind| Violation {
+        kind,
+        during,
+        trace: trace.cloned(),
+    })
 }

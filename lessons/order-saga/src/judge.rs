@@ -2,8 +2,10 @@
 //! event that reached it first, and the outbox says so exactly once; every delivered event is
 //! recorded; and each delivery reports what it did.
 
+use kit::Trace;
+
 use crate::orders::Observed;
-use crate::{Outcome, PaymentEvent, ViolationKind};
+use crate::{Delivery, Outcome, PaymentEvent, Violation, ViolationKind};
 
 /// What the order must look like after the deliveries.
 pub(crate) enum Expect {
@@ -193,3 +195,18 @@ fn announcement_of(status: &str) -> &'static str {
 }
 
 pub(crate) use kit::{Common, is_unique_violation};
+
+/// Judges the deliveries, and words what it finds for the scenario.
+pub(crate) fn verdict(
+    expect: &Expect,
+    observed: &Observed,
+    delivered: &[Delivered],
+    during: Delivery,
+    trace: Option<&Trace>,
+) -> Result<(), Violation> {
+    judge(expect, observed, delivered).map_err(|kind| Violation {
+        kind,
+        during,
+        trace: trace.cloned(),
+    })
+}

@@ -1,6 +1,7 @@
 use kit::{Common, Fault, Script};
 
-use super::{LOCK_THE_STEPS_TABLES, observe, order_created, prepare, shown, verdict};
+use super::{LOCK_THE_STEPS_TABLES, observe, order_created, prepare, shown};
+use crate::judge::verdict;
 use crate::{DEFAULT_CARD, Delivery, Handler, Subject, Violation, ViolationKind};
 
 // ANCHOR: crash_after_the_charge

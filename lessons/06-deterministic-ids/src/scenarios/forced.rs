@@ -1,6 +1,7 @@
 use kit::Script;
 
-use super::{observe, order_created, prepare, shown, verdict};
+use super::{observe, order_created, prepare, shown};
+use crate::judge::verdict;
 use crate::{DEFAULT_CARD, Delivery, Handler, Subject, Violation};
 
 /// The holder's lock on the outbox: the first worker stops as it announces, with everything

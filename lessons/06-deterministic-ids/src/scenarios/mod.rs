@@ -19,11 +19,10 @@ pub use neighbours::other_orders_do_not_wait;
 pub use replayed::replayed_after_a_restore;
 pub use sequential::redelivered_after_commit;
 
-use kit::{TestDatabase, Trace};
+use kit::TestDatabase;
 
-use crate::judge::judge;
 use crate::step::{Observed, PaymentStep};
-use crate::{Delivery, Handler, OrderCreated, Outcome, Subject, Violation};
+use crate::{Delivery, Handler, OrderCreated, Subject, Violation};
 
 /// The holder's locks on the step's own tables: a delivery stops at its first write there,
 /// after it has charged the card (when it charges first) and before anything commits.
@@ -75,18 +74,4 @@ async fn observe(
         interleaving.note(observed.summary());
     }
     Ok(observed)
-}
-
-/// Judges one order's observation with the deliveries' `outcomes`, and words what it finds.
-fn verdict(
-    observed: &Observed,
-    outcomes: &[Result<Outcome, sqlx::Error>],
-    during: Delivery,
-    trace: Option<&Trace>,
-) -> Result<(), Violation> {
-    judge(observed, outcomes).map_err(|kind| Violation {
-        kind,
-        during,
-        trace: trace.cloned(),
-    })
 }

@@ -1,6 +1,7 @@
 use kit::{Common, Script};
 
-use super::{observe, order_created, prepare, shown, verdict};
+use super::{observe, order_created, prepare, shown};
+use crate::judge::verdict;
 use crate::{DEFAULT_CARD, Delivery, Handler, Subject, Violation, ViolationKind};
 
 /// Another instance of the step, half-way through recording ord-1's payment: its record is

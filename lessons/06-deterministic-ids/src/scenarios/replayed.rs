@@ -1,4 +1,5 @@
-use super::{observe, order_created, prepare, verdict};
+use super::{observe, order_created, prepare};
+use crate::judge::verdict;
 use crate::{DEFAULT_CARD, Delivery, Handler, Subject, Violation};
 
 // ANCHOR: replayed

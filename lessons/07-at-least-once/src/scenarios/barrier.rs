@@ -1,4 +1,5 @@
-use super::{GROUP, MAX_POLLS, order_ids, prepare, verdict};
+use super::{GROUP, MAX_POLLS, order_ids, prepare};
+use crate::judge::verdict;
 use crate::log::Verdict;
 use crate::scenarios::soak::generate;
 use crate::{Delivery, Handler, Poll, Polled, Subject, Violation};

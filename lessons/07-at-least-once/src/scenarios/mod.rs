@@ -21,16 +21,16 @@ pub use soak::{QUICK, SOAK, Soak, soak};
 use kit::{TestDatabase, Trace};
 use sqlx::PgPool;
 
-use crate::judge::judge;
+use crate::judge::verdict;
 use crate::log::{Log, Verdict};
-use crate::{Delivery, Handler, Poll, Polled, Subject, Violation, ViolationKind};
+use crate::{Delivery, Handler, Poll, Polled, Subject, Violation};
 
 /// The consumer group every scenario polls as.
-const GROUP: &str = "saga";
+pub(crate) const GROUP: &str = "saga";
 
 /// Another group of the same log (another service reading the same events), registered in every
 /// scenario and polled in none: its offset must stay where it started.
-const NEIGHBOUR: &str = "ledger";
+pub(crate) const NEIGHBOUR: &str = "ledger";
 
 /// How many events a poll takes in the stories: small, so a batch spans several orders.
 const MAX: i64 = 4;
@@ -95,53 +95,4 @@ async fn catch_up_then_verdict<H: Handler>(
     let pool = db.pool(1).await.map_err(Violation::setup(during))?;
     polls.extend(catch_up(subject, &pool, max).await.0);
     verdict(log, orders, appended, &polls, during, Some(interleaving)).await
-}
-
-/// Reads what the consumer left, notes it in the trace when there is one, and judges it; returns
-/// the trace, for a scripted scenario that passed to offer.
-async fn verdict(
-    log: &Log,
-    orders: &[String],
-    appended: &[Verdict],
-    polls: &[Result<Polled, sqlx::Error>],
-    during: Delivery,
-    interleaving: Option<&mut kit::Interleaving>,
-) -> Result<Option<Trace>, Violation> {
-    let observed = (log.observe(GROUP).await).map_err(Violation::setup(during))?;
-    let trace: Option<Trace> = interleaving.map(|interleaving| {
-        let handled = appended
-            .iter()
-            .filter(|v| observed.recorded.contains(&v.id))
-            .count();
-        interleaving.note(format!(
-            "the group's offset is {}, the log ends at {}; {handled} of {} appended events were \
-             handled",
-            observed.next_position,
-            observed.last_position,
-            appended.len()
-        ));
-        interleaving.trace().clone()
-    });
-    let violation = |kind| Violation {
-        kind,
-        during,
-        trace: trace.clone(),
-    };
-    judge(&observed, orders, appended, polls).map_err(violation)?;
-    let neighbour = (log.observe_offset(NEIGHBOUR).await).map_err(Violation::setup(during))?;
-    if neighbour != 1 {
-        return Err(violation(ViolationKind::MovedAnotherGroup {
-            group: NEIGHBOUR,
-            from: 1,
-            to: neighbour,
-        }));
-    }
-    if observed.next_position <= observed.last_position {
-        return Err(violation(ViolationKind::NotCaughtUp {
-            next_position: observed.next_position,
-            last: observed.last_position,
-            polls: polls.len(),
-        }));
-    }
-    Ok(trace)
 }

@@ -1,4 +1,5 @@
-use super::{MAX, catch_up, order_ids, prepare, verdict};
+use super::{MAX, catch_up, order_ids, prepare};
+use crate::judge::verdict;
 use crate::log::{AMOUNT_CENTS, Verdict};
 use crate::{Delivery, Handler, Subject, Violation};
 

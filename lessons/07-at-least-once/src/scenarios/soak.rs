@@ -15,7 +15,8 @@ use kit::{KitError, TestDatabase};
 use sqlx::PgPool;
 use tokio::task::JoinHandle;
 
-use super::{GROUP, order_ids, prepare, verdict};
+use super::{GROUP, order_ids, prepare};
+use crate::judge::verdict;
 use crate::log::{AMOUNT_CENTS, Log, Verdict};
 use crate::{Delivery, Handler, Poll, Polled, Subject, Violation};
 

@@ -1,4 +1,5 @@
-use super::{MAX_PASSES, consume_all, orders, prepare, verdict};
+use super::{MAX_PASSES, consume_all, orders, prepare};
+use crate::judge::verdict;
 use crate::{Delivery, Done, Handler, Relay, Step, Subject, Violation};
 
 /// Announcements in the outbox when the relays start.

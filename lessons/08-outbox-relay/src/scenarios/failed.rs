@@ -1,8 +1,7 @@
 use kit::{Common, Fault, Script};
 
-use super::{
-    MAX, consume_all, one_published_message, orders, play_then_drain, prepare, shown, verdict,
-};
+use super::{MAX, consume_all, one_published_message, orders, play_then_drain, prepare, shown};
+use crate::judge::verdict;
 use crate::{Delivery, Done, Handler, Relay, Step, Subject, Violation, ViolationKind};
 
 /// The holder's locks: a relay stops as it writes down what it sent (a mark on the outbox

@@ -1,6 +1,7 @@
 use kit::Script;
 
-use super::{MAX, one_published_message, play_then_drain, prepare, shown, verdict};
+use super::{MAX, one_published_message, play_then_drain, prepare, shown};
+use crate::judge::verdict;
 use crate::world::insert_sql;
 use crate::{Delivery, Handler, Relay, Step, Subject, Violation};
 

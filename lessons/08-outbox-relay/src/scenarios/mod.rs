@@ -19,10 +19,10 @@ pub use neighbours::other_orders_do_not_wait;
 pub use restored::producer_restored_from_a_backup;
 pub use sequential::relayed_and_consumed_once;
 
-use kit::{TestDatabase, Trace};
+use kit::TestDatabase;
 use sqlx::PgPool;
 
-use crate::judge::judge;
+use crate::judge::verdict;
 use crate::world::World;
 use crate::{Delivery, Done, Handler, Relay, Step, Subject, Violation};
 
@@ -145,27 +145,4 @@ async fn play_then_drain<H: Handler>(
         kit::passing_trace(&trace);
     }
     Ok(())
-}
-
-/// Reads what became of every outbox row, notes it in the trace when there is one, and judges
-/// it; returns the trace, for a scripted scenario that passed to offer.
-async fn verdict(
-    world: &World,
-    steps: &[Result<Done, sqlx::Error>],
-    during: Delivery,
-    interleaving: Option<&mut kit::Interleaving>,
-) -> Result<Option<Trace>, Violation> {
-    let fates = (world.fates().await).map_err(Violation::setup(during))?;
-    let trace: Option<Trace> = interleaving.map(|interleaving| {
-        for fate in &fates {
-            interleaving.note(fate.summary());
-        }
-        interleaving.trace().clone()
-    });
-    judge(&fates, steps).map_err(|kind| Violation {
-        kind,
-        during,
-        trace: trace.clone(),
-    })?;
-    Ok(trace)
 }

@@ -1,6 +1,7 @@
 use kit::{Common, Script};
 
-use super::{orders, prepare, relay_until_empty, shown, verdict};
+use super::{orders, prepare, relay_until_empty, shown};
+use crate::judge::verdict;
 use crate::{Delivery, Handler, Step, Subject, Violation, ViolationKind};
 
 /// Another instance of the consumer, half-way through handling a copy of ord-1's message: its

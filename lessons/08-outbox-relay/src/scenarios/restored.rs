@@ -1,4 +1,5 @@
-use super::{orders, prepare, relay_until_empty, verdict};
+use super::{orders, prepare, relay_until_empty};
+use crate::judge::verdict;
 use crate::{Delivery, Done, Handler, Outcome, Step, Subject, Violation, ViolationKind};
 
 // ANCHOR: restored

@@ -1,4 +1,5 @@
-use super::{drain, orders, prepare, verdict};
+use super::{drain, orders, prepare};
+use crate::judge::verdict;
 use crate::{Delivery, Handler, Subject, Violation};
 
 // ANCHOR: sequential

@@ -1,6 +1,7 @@
 use chrono::{DateTime, NaiveTime, TimeDelta, Utc};
 
-use super::{DAY, credit, deliver, failed, nothing_kept_too_long, once, prepare, t0};
+use super::{DAY, credit, deliver, failed, prepare, t0};
+use crate::judge::{nothing_kept_too_long, once};
 use crate::{Credit, Delivery, Handler, Outcome, Prune, Subject, Violation};
 
 /// The days a barrier test plays, one round each: enough for the first rows to pass the window

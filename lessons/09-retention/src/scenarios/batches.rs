@@ -1,6 +1,7 @@
 use chrono::TimeDelta;
 
-use super::{nothing_kept_too_long, prepare, prune, t0};
+use super::{prepare, prune, t0};
+use crate::judge::nothing_kept_too_long;
 use crate::{BATCH_LIMIT, Delivery, Handler, Subject, Violation, ViolationKind};
 
 /// The backlog: a prune that has not run for a while finds this many rows to remove.

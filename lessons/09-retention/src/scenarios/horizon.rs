@@ -4,7 +4,8 @@
 
 use chrono::TimeDelta;
 
-use super::{copy_after_a_prune, credit, deliver, nothing_kept_too_long, prepare, prune, t0};
+use super::{copy_after_a_prune, credit, deliver, prepare, prune, t0};
+use crate::judge::nothing_kept_too_long;
 use crate::{Delivery, Handler, REDELIVERY_WINDOW, RETENTION_LIMIT, Subject, Violation};
 
 /// Events handled after evt-1, a second apart: more than any "keep the newest N" keeps.

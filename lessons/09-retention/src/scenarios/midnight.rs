@@ -1,6 +1,7 @@
 use chrono::{TimeDelta, TimeZone, Utc};
 
-use super::{credit, deliver, once, prepare};
+use super::{credit, deliver, prepare};
+use crate::judge::once;
 use crate::{Delivery, Handler, Subject, Violation};
 
 // ANCHOR: midnight

@@ -26,11 +26,11 @@ use chrono::{DateTime, TimeDelta, TimeZone, Utc};
 use kit::{Common, Outcomes, Ran, Script, TestDatabase, Trace};
 use sqlx::PgPool;
 
-use crate::judge::{Story, credited_once};
+use crate::judge::{Story, nothing_kept_too_long, once};
 use crate::ledger::Ledger;
 use crate::{
-    Credit, Delivered, Delivery, Handler, Outcome, Prune, Pruned, RETENTION_LIMIT, Subject,
-    Violation, ViolationKind, handle,
+    Credit, Delivered, Delivery, Handler, Outcome, Prune, Pruned, Subject, Violation,
+    ViolationKind, handle,
 };
 
 /// When the scenarios' stories begin: a Monday morning, in the month the exercise's migration
@@ -40,7 +40,7 @@ fn t0() -> DateTime<Utc> {
 }
 
 /// How the messages and traces show a time.
-fn shown_time(at: DateTime<Utc>) -> String {
+pub(crate) fn shown_time(at: DateTime<Utc>) -> String {
     at.format("%Y-%m-%d %H:%M:%S").to_string()
 }
 
@@ -114,47 +114,6 @@ fn failed(error: &sqlx::Error, during: Delivery) -> Violation {
         kind: ViolationKind::Common(Common::failed(error)),
         during,
         trace: None,
-    }
-}
-
-/// `event` was credited once; `story`, when a copy followed a prune, says what came between.
-async fn once(
-    ledger: &Ledger,
-    event: &Credit,
-    story: Option<&Story>,
-    during: Delivery,
-) -> Result<(), Violation> {
-    credited_once(ledger, &event.id, story)
-        .await
-        .map_err(Violation::setup(during))?
-        .map_err(|kind| Violation {
-            kind,
-            during,
-            trace: None,
-        })
-}
-
-/// Nothing received more than the retention limit before `now` is left.
-async fn nothing_kept_too_long(
-    ledger: &Ledger,
-    now: DateTime<Utc>,
-    during: Delivery,
-) -> Result<(), Violation> {
-    let left = ledger
-        .received_before(now - RETENTION_LIMIT)
-        .await
-        .map_err(Violation::setup(during))?;
-    match left.oldest {
-        Some(oldest) if left.rows > 0 => Err(Violation {
-            kind: ViolationKind::KeptTooLong {
-                rows: left.rows,
-                oldest,
-                now: shown_time(now),
-            },
-            during,
-            trace: None,
-        }),
-        _ => Ok(()),
     }
 }
 

@@ -1,5 +1,6 @@
-use super::{cancelled, failed, observe, succeeded, verdict, with_reservations};
+use super::{cancelled, failed, observe, succeeded, with_reservations};
 use crate::inventory::Inventory;
+use crate::judge::verdict;
 use crate::{Delivery, Handler, ReservationEvent, Subject, Violation};
 
 /// Rounds per barrier test, at the least. One round catches check-then-act only sometimes (how

@@ -1,6 +1,7 @@
 use kit::{Common, Fault, Script};
 
-use super::{failed, observe, shown, verdict, with_reservations};
+use super::{failed, observe, shown, with_reservations};
+use crate::judge::verdict;
 use crate::{Delivery, Handler, Subject, Violation, ViolationKind};
 
 /// The holder's lock on the outbox: a delivery stops as it announces the release, with the rest

@@ -1,6 +1,7 @@
 use kit::Script;
 
-use super::{cancelled, failed, observe, shown, succeeded, verdict, with_reservations};
+use super::{cancelled, failed, observe, shown, succeeded, with_reservations};
+use crate::judge::verdict;
 use crate::{Delivery, Handler, ReservationEvent, Subject, Violation};
 
 /// The holder reads ord-1's reservation under a share lock, as a stock report reading it

@@ -21,11 +21,10 @@ pub use overtaken::{cancellation_races_the_reservation, cancelled_before_the_res
 pub use replayed::replayed_after_a_restore;
 pub use sequential::redelivered_after_commit;
 
-use kit::{TestDatabase, Trace};
+use kit::TestDatabase;
 
 use crate::inventory::{Inventory, Observed};
-use crate::judge::judge;
-use crate::{Delivery, Handler, Kind, Outcome, ReservationEvent, Subject, Violation};
+use crate::{Delivery, Handler, Kind, ReservationEvent, Subject, Violation};
 
 /// How many units every scenario's order reserved.
 const QUANTITY: i32 = 2;
@@ -102,18 +101,4 @@ async fn observe(
         interleaving.note(observed.summary());
     }
     Ok(observed)
-}
-
-/// Judges one order's observation with the deliveries' `outcomes`, and words what it finds.
-fn verdict(
-    observed: &Observed,
-    outcomes: &[Result<Outcome, sqlx::Error>],
-    during: Delivery,
-    trace: Option<&Trace>,
-) -> Result<(), Violation> {
-    judge(observed, outcomes).map_err(|kind| Violation {
-        kind,
-        during,
-        trace: trace.cloned(),
-    })
 }

@@ -1,6 +1,7 @@
 use kit::{Common, Script};
 
-use super::{failed, observe, shown, verdict, with_reservations};
+use super::{failed, observe, shown, with_reservations};
+use crate::judge::verdict;
 use crate::{Delivery, Handler, Subject, Violation, ViolationKind};
 
 /// Another instance of the service, half-way through settling ord-1: it holds the reservation's

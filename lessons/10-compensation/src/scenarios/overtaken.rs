@@ -4,8 +4,9 @@
 
 use kit::{Common, KitError, Script};
 
-use super::{QUANTITY, cancelled, failed, observe, shown, verdict};
+use super::{QUANTITY, cancelled, failed, observe, shown};
 use crate::inventory::{Inventory, LEFT_ON_THE_SHELF, OrderRow, sku_of};
+use crate::judge::verdict;
 use crate::reserve::{reserve, reserving};
 use crate::{Delivery, Handler, Outcome, ReservationEvent, Subject, Violation, ViolationKind};
 

@@ -1,4 +1,5 @@
-use super::{failed, verdict, with_reservations};
+use super::{failed, with_reservations};
+use crate::judge::verdict;
 use crate::{Delivery, Handler, Subject, Violation};
 
 // ANCHOR: replayed

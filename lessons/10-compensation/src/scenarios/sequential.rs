@@ -1,4 +1,5 @@
-use super::{cancelled, failed, observe, succeeded, verdict, with_reservations};
+use super::{cancelled, failed, observe, succeeded, with_reservations};
+use crate::judge::verdict;
 use crate::{Delivery, Handler, Subject, Violation};
 
 // ANCHOR: sequential

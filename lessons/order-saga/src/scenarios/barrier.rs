@@ -1,7 +1,8 @@
 use std::fmt;
 
-use super::{AMOUNT_CENTS, failed, prepare, succeeded, verdict};
+use super::{AMOUNT_CENTS, failed, prepare, succeeded};
 use crate::judge::Expect;
+use crate::judge::verdict;
 use crate::{Delivery, Handler, PaymentEvent, Subject, Violation};
 
 /// The fewest rounds a barrier test plays: a fresh order each round, and the first round that

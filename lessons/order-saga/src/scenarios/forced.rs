@@ -2,9 +2,10 @@ use kit::Script;
 
 use super::{
     AMOUNT_CENTS, LOCK_ORDER_ROW, describe, failed, gave_up_without_waiting, shown, succeeded,
-    verdict, with_order,
+    with_order,
 };
 use crate::judge::Expect;
+use crate::judge::verdict;
 use crate::{Delivery, Handler, PaymentEvent, Subject, Violation};
 
 /// The script both races share, as PostgreSQL's isolation tester would write it. `holder`, a

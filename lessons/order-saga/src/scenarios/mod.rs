@@ -28,8 +28,7 @@ pub use sequential::{
 use kit::{TestDatabase, Trace};
 
 use crate::ViolationKind;
-use crate::judge::{Delivered, Expect, judge};
-use crate::orders::{Observed, Orders};
+use crate::orders::Orders;
 use crate::{Delivery, Handler, Outcome, PaymentEvent, Subject, Violation};
 
 /// The holder's lock on the order's row: a delivery stops at its first touch of the order.
@@ -90,21 +89,6 @@ fn payment(id: &str, order_id: &str, amount_cents: i64, declined: Option<&str>) 
         "occurred_at": "2026-07-14T09:15:40Z",
     });
     PaymentEvent::from_json(&wire.to_string()).expect("the scenarios' events are valid")
-}
-
-/// Judges the deliveries, and words what it finds for the scenario.
-fn verdict(
-    expect: &Expect,
-    observed: &Observed,
-    delivered: &[Delivered],
-    during: Delivery,
-    trace: Option<&Trace>,
-) -> Result<(), Violation> {
-    judge(expect, observed, delivered).map_err(|kind| Violation {
-        kind,
-        during,
-        trace: trace.cloned(),
-    })
 }
 
 /// How a trace shows a delivery of `event`.

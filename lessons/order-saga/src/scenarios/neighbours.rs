@@ -4,10 +4,9 @@
 
 use kit::{Common, Script};
 
-use super::{
-    AMOUNT_CENTS, LOCK_ORDER_ROW, describe, prepare, shown, succeeded, verdict, with_order,
-};
+use super::{AMOUNT_CENTS, LOCK_ORDER_ROW, describe, prepare, shown, succeeded, with_order};
 use crate::judge::Expect;
+use crate::judge::verdict;
 use crate::{Delivery, Handler, Subject, Violation, ViolationKind};
 
 // ANCHOR: instalments_race

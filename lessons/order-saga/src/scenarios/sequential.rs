@@ -1,5 +1,6 @@
-use super::{AMOUNT_CENTS, failed, prepare, succeeded, verdict};
+use super::{AMOUNT_CENTS, failed, prepare, succeeded};
 use crate::judge::Expect;
+use crate::judge::verdict;
 use crate::{Delivery, Handler, PaymentEvent, Subject, Violation, ViolationKind};
 
 /// Delivers `events` to one order, each after the previous delivery returned, and judges.
