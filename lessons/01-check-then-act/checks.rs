@@ -24,17 +24,17 @@ const SOLUTION_DIR: &str = concat!(
 
 /// The handler and schema as shipped to students: check-then-act, no key.
 pub fn exercise() -> Subject<impl Handler> {
-    subject!(exercise_01::apply_credit, EXERCISE_DIR)
+    subject!(crate::exercise_01::apply_credit, EXERCISE_DIR)
 }
 
 pub fn solution() -> Subject<impl Handler> {
-    subject!(solution_01::apply_credit, SOLUTION_DIR)
+    subject!(crate::solution_01::apply_credit, SOLUTION_DIR)
 }
 
 /// The half-way state most students pass through: the key is added (the solution's schema),
 /// the handler is unchanged, so the unique violation reaches the caller as an error.
 pub fn key_only() -> Subject<impl Handler> {
-    subject!(exercise_01::apply_credit, SOLUTION_DIR)
+    subject!(crate::exercise_01::apply_credit, SOLUTION_DIR)
 }
 
 include!(concat!(env!("OUT_DIR"), "/exercise_tests_01.rs"));

@@ -14,11 +14,11 @@ pub const LESSON: Lesson = Lesson {
 
 /// As shipped: a pre-check decides, and the insert's answer is ignored.
 pub fn exercise() -> Subject<impl Handler> {
-    subject!(exercise_02::apply_payment_result)
+    subject!(crate::exercise_02::apply_payment_result)
 }
 
 pub fn solution() -> Subject<impl Handler> {
-    subject!(solution_02::apply_payment_result)
+    subject!(crate::solution_02::apply_payment_result)
 }
 
 include!(concat!(env!("OUT_DIR"), "/exercise_tests_02.rs"));

@@ -14,11 +14,11 @@ pub const LESSON: Lesson = Lesson {
 
 /// As shipped: the event is claimed and committed on its own, then applied.
 pub fn exercise() -> Subject<impl Handler> {
-    subject!(exercise_03::apply_payment_result)
+    subject!(crate::exercise_03::apply_payment_result)
 }
 
 pub fn solution() -> Subject<impl Handler> {
-    subject!(solution_03::apply_payment_result)
+    subject!(crate::solution_03::apply_payment_result)
 }
 
 include!(concat!(env!("OUT_DIR"), "/exercise_tests_03.rs"));

@@ -19,16 +19,16 @@ pub const LESSON: Lesson = Lesson {
 
 /// As shipped: both guards, but the status is read without a lock.
 pub fn exercise() -> Subject<impl Handler> {
-    subject!(exercise_04::apply_payment_result)
+    subject!(crate::exercise_04::apply_payment_result)
 }
 
 pub fn solution() -> Subject<impl Handler> {
-    subject!(solution_04::apply_payment_result)
+    subject!(crate::solution_04::apply_payment_result)
 }
 
 /// Guard 1 alone: lesson 03's solution, which never looks at the order's status.
 pub fn dedupe_only() -> Subject<impl Handler> {
-    subject!(solution_03::apply_payment_result)
+    subject!(crate::solution_03::apply_payment_result)
 }
 
 /// Guard 2 alone: lesson 04's solution with the dedupe insert deleted.

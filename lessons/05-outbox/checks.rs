@@ -14,11 +14,11 @@ pub const LESSON: Lesson = Lesson {
 
 /// As shipped: the status change commits, then the outbox row is written on its own.
 pub fn exercise() -> Subject<impl Handler> {
-    subject!(exercise_05::apply_payment_result)
+    subject!(crate::exercise_05::apply_payment_result)
 }
 
 pub fn solution() -> Subject<impl Handler> {
-    subject!(solution_05::apply_payment_result)
+    subject!(crate::solution_05::apply_payment_result)
 }
 
 include!(concat!(env!("OUT_DIR"), "/exercise_tests_05.rs"));

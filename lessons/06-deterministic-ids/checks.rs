@@ -13,11 +13,11 @@ pub const LESSON: Lesson = Lesson {
 
 /// As shipped: "charged already?", then a fresh random id for the network and the saga.
 pub fn exercise() -> Subject<impl Handler> {
-    subject!(exercise_06::take_payment)
+    subject!(crate::exercise_06::take_payment)
 }
 
 pub fn solution() -> Subject<impl Handler> {
-    subject!(solution_06::take_payment)
+    subject!(crate::solution_06::take_payment)
 }
 
 include!(concat!(env!("OUT_DIR"), "/exercise_tests_06.rs"));

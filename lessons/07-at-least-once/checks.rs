@@ -13,11 +13,11 @@ pub const LESSON: Lesson = Lesson {
 
 /// As shipped: the offset is committed first, then each event is handled on its own.
 pub fn exercise() -> Subject<impl Handler> {
-    subject!(exercise_07::poll)
+    subject!(crate::exercise_07::poll)
 }
 
 pub fn solution() -> Subject<impl Handler> {
-    subject!(solution_07::poll)
+    subject!(crate::solution_07::poll)
 }
 
 include!(concat!(env!("OUT_DIR"), "/exercise_tests_07.rs"));

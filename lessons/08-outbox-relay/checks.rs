@@ -13,11 +13,11 @@ pub const LESSON: Lesson = Lesson {
 
 /// As shipped: a relay that remembers the highest id it sent, and a consumer without an inbox.
 pub fn exercise() -> Subject<impl Handler> {
-    subject!(exercise_08::run)
+    subject!(crate::exercise_08::run)
 }
 
 pub fn solution() -> Subject<impl Handler> {
-    subject!(solution_08::run)
+    subject!(crate::solution_08::run)
 }
 
 include!(concat!(env!("OUT_DIR"), "/exercise_tests_08.rs"));

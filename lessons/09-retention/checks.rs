@@ -23,17 +23,17 @@ const SOLUTION_DIR: &str = concat!(
 /// As shipped: "keep the newest 1,000 ids" in one statement, on a table keyed by the day each
 /// copy arrived.
 pub fn exercise() -> Subject<impl Handler> {
-    subject!(exercise_09::prune, EXERCISE_DIR)
+    subject!(crate::exercise_09::prune, EXERCISE_DIR)
 }
 
 pub fn solution() -> Subject<impl Handler> {
-    subject!(solution_09::prune, SOLUTION_DIR)
+    subject!(crate::solution_09::prune, SOLUTION_DIR)
 }
 
 /// The half-way state most students pass through: the prune fixed, the table still keyed by
 /// the day a copy arrived.
 pub fn prune_only() -> Subject<impl Handler> {
-    subject!(solution_09::prune, EXERCISE_DIR)
+    subject!(crate::solution_09::prune, EXERCISE_DIR)
 }
 
 include!(concat!(env!("OUT_DIR"), "/exercise_tests_09.rs"));

@@ -13,11 +13,11 @@ pub const LESSON: Lesson = Lesson {
 
 /// As shipped: "still held?" read without a lock, then the release in a transaction.
 pub fn exercise() -> Subject<impl Handler> {
-    subject!(exercise_10::settle_reservation)
+    subject!(crate::exercise_10::settle_reservation)
 }
 
 pub fn solution() -> Subject<impl Handler> {
-    subject!(solution_10::settle_reservation)
+    subject!(crate::solution_10::settle_reservation)
 }
 
 include!(concat!(env!("OUT_DIR"), "/exercise_tests_10.rs"));

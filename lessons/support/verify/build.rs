@@ -61,6 +61,19 @@ fn main() {
             )
             .unwrap();
             writeln!(listed, "    lesson_{number}::LESSON,").unwrap();
+            // The shipped exercise and the solution, compiled into the checks from their own
+            // source: a new lesson needs no dependency line here.
+            for side in ["exercise", "solution"] {
+                let lib = root.join(format!("{side}s/{folder}/src/lib.rs"));
+                println!("cargo:rerun-if-changed={}", lib.display());
+                writeln!(
+                    checks,
+                    "/// Lesson {number}'s {side}: `{side}s/{folder}/src/lib.rs`.\n\
+                     #[path = {:?}]\npub mod {side}_{number};",
+                    lib.display().to_string()
+                )
+                .unwrap();
+            }
             // The lesson's one list of scenarios, its students' tests, as checks.rs runs them.
             let tests_file = lesson_dir.join("exercise-tests.rs");
             let source = std::fs::read_to_string(&tests_file).unwrap();

@@ -27,7 +27,7 @@ async fn counts(client: &tokio_postgres::Client) -> (i64, i64, i64, String) {
 
 #[tokio::test]
 async fn a_rejected_line_writes_nothing_and_what_came_before_stays_delivered_once() {
-    let subject = order_saga::subject!(solution_05::apply_payment_result);
+    let subject = order_saga::subject!(verify::solution_05::apply_payment_result);
     let db = TestDatabase::create(&subject.schema).await.unwrap();
     let pool = db.pool(1).await.unwrap();
     let client = db.session().await.unwrap();
@@ -71,7 +71,7 @@ async fn a_rejected_line_writes_nothing_and_what_came_before_stays_delivered_onc
 
 #[tokio::test]
 async fn a_failed_delivery_stops_the_feed_and_says_why() {
-    let subject = order_saga::subject!(solution_05::apply_payment_result);
+    let subject = order_saga::subject!(verify::solution_05::apply_payment_result);
     let db = TestDatabase::create(&subject.schema).await.unwrap();
     let pool = db.pool(1).await.unwrap();
     let feed = SagaFeed::new(subject.handler);
@@ -100,7 +100,7 @@ async fn records(client: &tokio_postgres::Client) -> i64 {
 
 #[tokio::test]
 async fn a_line_that_is_not_text_is_rejected_by_number() {
-    let subject = order_saga::subject!(solution_05::apply_payment_result);
+    let subject = order_saga::subject!(verify::solution_05::apply_payment_result);
     let db = TestDatabase::create(&subject.schema).await.unwrap();
     let pool = db.pool(1).await.unwrap();
     let feed = SagaFeed::new(subject.handler);
@@ -123,7 +123,7 @@ async fn a_line_that_is_not_text_is_rejected_by_number() {
 #[tokio::test]
 async fn the_ledger_feed_credits_once_and_refuses_a_bad_line_by_number() {
     let subject = check_then_act::subject!(
-        solution_01::apply_credit,
+        verify::solution_01::apply_credit,
         concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../../../solutions/01-check-then-act"
@@ -172,7 +172,7 @@ async fn the_ledger_feed_credits_once_and_refuses_a_bad_line_by_number() {
 async fn lesson_06_rejects_a_bad_line_and_a_redelivered_order_charges_once() {
     use deterministic_ids::by_hand::PaymentFeed;
 
-    let subject = deterministic_ids::subject!(solution_06::take_payment);
+    let subject = deterministic_ids::subject!(verify::solution_06::take_payment);
     let db = TestDatabase::create(&subject.schema).await.unwrap();
     let pool = db.pool(1).await.unwrap();
     let client = db.session().await.unwrap();
