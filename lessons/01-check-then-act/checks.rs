@@ -96,9 +96,8 @@ mod tests {
 
     #[tokio::test]
     async fn exercise_double_credits_under_the_forced_race() -> Result<(), Complaint> {
-        let result = scenarios::forced_interleaving(super::exercise()).await;
-        crate::snapshot!(
-            "exercise_forced_interleaving_fails",
+        let result = super::play("a_delivery_racing_an_uncommitted_one_changes_nothing", super::exercise()).await;
+        crate::snapshot!(exercise: "a_delivery_racing_an_uncommitted_one_changes_nothing",
             trace(expect(result, super::is_intended, WHY)?)?
         );
         Ok(())
@@ -124,13 +123,13 @@ mod tests {
 
     #[tokio::test]
     async fn with_only_the_key_the_duplicate_surfaces_as_an_error() -> Result<(), Complaint> {
-        match scenarios::forced_interleaving(super::key_only()).await {
+        match super::play("a_delivery_racing_an_uncommitted_one_changes_nothing", super::key_only()).await {
             Err(Violation {
                 kind: ViolationKind::DuplicateSurfacedAsError { .. },
                 trace: Some(trace),
                 ..
             }) => {
-                crate::snapshot!("exercise_with_only_the_key", trace.to_string());
+                crate::snapshot!(key_only: "a_delivery_racing_an_uncommitted_one_changes_nothing", trace.to_string());
                 Ok(())
             }
             Err(other) => Err(Complaint(format!(
@@ -157,8 +156,8 @@ mod tests {
     /// correct handler may interleave differently (wait on another session) and must pass.
     #[tokio::test]
     async fn solution_traces_as_the_chapter_shows_them() -> Result<(), Complaint> {
-        let trace = passing(scenarios::forced_interleaving(super::solution())).await?;
-        crate::snapshot!("solution_forced_interleaving", trace);
+        let trace = passing(super::play("a_delivery_racing_an_uncommitted_one_changes_nothing", super::solution())).await?;
+        crate::snapshot!(solution: "a_delivery_racing_an_uncommitted_one_changes_nothing", trace);
         Ok(())
     }
 }

@@ -69,10 +69,9 @@ mod tests {
 
     #[tokio::test]
     async fn exercise_announces_a_racing_duplicate_twice() -> Result<(), Complaint> {
-        let result = scenarios::duplicate_races_an_uncommitted_delivery(super::exercise()).await;
+        let result = super::play("a_duplicate_racing_an_uncommitted_delivery_changes_nothing", super::exercise()).await;
         let why = "the pre-check decides and the insert's answer is ignored";
-        crate::snapshot!(
-            "exercise_duplicate_race",
+        crate::snapshot!(exercise: "a_duplicate_racing_an_uncommitted_delivery_changes_nothing",
             trace(expect(result, super::is_intended, why)?)?
         );
         Ok(())
@@ -105,16 +104,12 @@ mod tests {
     /// correct handler may interleave differently (wait on another session) and must pass.
     #[tokio::test]
     async fn solution_traces_as_the_chapter_shows_them() -> Result<(), Complaint> {
-        let trace = passing(scenarios::duplicate_races_an_uncommitted_delivery(
-            super::solution(),
-        ))
+        let trace = passing(super::play("a_duplicate_racing_an_uncommitted_delivery_changes_nothing", super::solution()))
         .await?;
-        crate::snapshot!("solution_duplicate_race", trace);
-        let trace = passing(scenarios::first_delivery_dies_while_a_duplicate_waits(
-            super::solution(),
-        ))
+        crate::snapshot!(solution: "a_duplicate_racing_an_uncommitted_delivery_changes_nothing", trace);
+        let trace = passing(super::play("a_duplicate_waiting_on_a_delivery_that_dies_applies_the_event", super::solution()))
         .await?;
-        crate::snapshot!("solution_first_dies_while_a_duplicate_waits", trace);
+        crate::snapshot!(solution: "a_duplicate_waiting_on_a_delivery_that_dies_applies_the_event", trace);
         Ok(())
     }
 }

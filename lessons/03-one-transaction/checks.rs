@@ -76,10 +76,9 @@ mod tests {
 
     #[tokio::test]
     async fn exercise_loses_the_event_when_the_worker_dies() -> Result<(), Complaint> {
-        let result = scenarios::crash_before_the_effect_then_redelivery(super::exercise()).await;
+        let result = super::play("a_delivery_that_dies_halfway_is_applied_by_the_redelivery", super::exercise()).await;
         let why = "the claim commits before the effect";
-        crate::snapshot!(
-            "exercise_crash_before_the_effect",
+        crate::snapshot!(exercise: "a_delivery_that_dies_halfway_is_applied_by_the_redelivery",
             trace(expect(result, super::is_intended, why)?)?
         );
         Ok(())
@@ -87,10 +86,9 @@ mod tests {
 
     #[tokio::test]
     async fn exercise_gives_up_on_an_event_nobody_has_applied() -> Result<(), Complaint> {
-        let result = scenarios::duplicate_races_an_uncommitted_delivery(super::exercise()).await;
+        let result = super::play("a_duplicate_racing_an_uncommitted_delivery_changes_nothing", super::exercise()).await;
         let why = "the duplicate sees a committed claim and does not wait for the effect";
-        crate::snapshot!(
-            "exercise_duplicate_race",
+        crate::snapshot!(exercise: "a_duplicate_racing_an_uncommitted_delivery_changes_nothing",
             trace(expect(result, super::is_intended, why)?)?
         );
         Ok(())
@@ -107,10 +105,9 @@ mod tests {
     /// A fault that kills nothing splits the two commits just the same.
     #[tokio::test]
     async fn exercise_loses_the_event_when_its_statement_is_cancelled() -> Result<(), Complaint> {
-        let result = scenarios::cancelled_delivery_then_redelivery(super::exercise()).await;
+        let result = super::play("a_redelivery_after_a_cancelled_delivery_applies_the_event", super::exercise()).await;
         let why = "the claim commits before the effect, and the cancel rolls back only the effect";
-        crate::snapshot!(
-            "exercise_cancelled_then_redelivered",
+        crate::snapshot!(exercise: "a_redelivery_after_a_cancelled_delivery_applies_the_event",
             trace(expect(result, super::is_intended, why)?)?
         );
         Ok(())
@@ -129,16 +126,12 @@ mod tests {
     /// correct handler may interleave differently (wait on another session) and must pass.
     #[tokio::test]
     async fn solution_traces_as_the_chapter_shows_them() -> Result<(), Complaint> {
-        let trace = passing(scenarios::crash_before_the_effect_then_redelivery(
-            super::solution(),
-        ))
+        let trace = passing(super::play("a_delivery_that_dies_halfway_is_applied_by_the_redelivery", super::solution()))
         .await?;
-        crate::snapshot!("solution_crash_before_the_effect", trace);
-        let trace = passing(scenarios::cancelled_delivery_then_redelivery(
-            super::solution(),
-        ))
+        crate::snapshot!(solution: "a_delivery_that_dies_halfway_is_applied_by_the_redelivery", trace);
+        let trace = passing(super::play("a_redelivery_after_a_cancelled_delivery_applies_the_event", super::solution()))
         .await?;
-        crate::snapshot!("solution_cancelled_then_redelivered", trace);
+        crate::snapshot!(solution: "a_redelivery_after_a_cancelled_delivery_applies_the_event", trace);
         Ok(())
     }
 }

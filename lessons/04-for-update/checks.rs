@@ -110,10 +110,9 @@ mod tests {
 
     #[tokio::test]
     async fn exercise_resolves_the_order_twice_under_the_forced_race() -> Result<(), Complaint> {
-        let result = scenarios::contradicting_events_race(super::exercise()).await;
+        let result = super::play("contradicting_events_racing_for_one_order_resolve_it_once", super::exercise()).await;
         let why = "both deliveries read 'pending' before either committed";
-        crate::snapshot!(
-            "exercise_contradicting_race",
+        crate::snapshot!(exercise: "contradicting_events_racing_for_one_order_resolve_it_once",
             trace(expect(result, super::is_intended, why)?)?
         );
         Ok(())
@@ -180,10 +179,10 @@ mod tests {
     /// correct handler may interleave differently (wait on another session) and must pass.
     #[tokio::test]
     async fn solution_traces_as_the_chapter_shows_them() -> Result<(), Complaint> {
-        let trace = passing(scenarios::contradicting_events_race(super::solution())).await?;
-        crate::snapshot!("solution_contradicting_race", trace);
-        let trace = passing(scenarios::other_orders_do_not_wait(super::solution())).await?;
-        crate::snapshot!("solution_other_orders", trace);
+        let trace = passing(super::play("contradicting_events_racing_for_one_order_resolve_it_once", super::solution())).await?;
+        crate::snapshot!(solution: "contradicting_events_racing_for_one_order_resolve_it_once", trace);
+        let trace = passing(super::play("a_payment_for_another_order_does_not_wait", super::solution())).await?;
+        crate::snapshot!(solution: "a_payment_for_another_order_does_not_wait", trace);
         Ok(())
     }
 }

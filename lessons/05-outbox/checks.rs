@@ -69,10 +69,9 @@ mod tests {
     #[tokio::test]
     async fn exercise_leaves_a_resolved_order_unannounced() -> Result<(), Complaint> {
         let result =
-            scenarios::crash_before_the_outbox_row_then_redelivery(super::exercise()).await;
+            super::play("a_delivery_that_dies_before_announcing_is_announced_after_all", super::exercise()).await;
         let why = "the outbox row is written after the commit";
-        crate::snapshot!(
-            "exercise_crash_before_the_outbox_row",
+        crate::snapshot!(exercise: "a_delivery_that_dies_before_announcing_is_announced_after_all",
             trace(expect(result, super::is_intended, why)?)?
         );
         Ok(())
@@ -93,16 +92,12 @@ mod tests {
     /// correct handler may interleave differently (wait on another session) and must pass.
     #[tokio::test]
     async fn solution_traces_as_the_chapter_shows_them() -> Result<(), Complaint> {
-        let trace = passing(scenarios::crash_before_the_outbox_row_then_redelivery(
-            super::solution(),
-        ))
+        let trace = passing(super::play("a_delivery_that_dies_before_announcing_is_announced_after_all", super::solution()))
         .await?;
-        crate::snapshot!("solution_crash_before_the_outbox_row", trace);
-        let trace = passing(scenarios::crash_before_the_effect_then_redelivery(
-            super::solution(),
-        ))
+        crate::snapshot!(solution: "a_delivery_that_dies_before_announcing_is_announced_after_all", trace);
+        let trace = passing(super::play("a_delivery_that_dies_before_the_change_is_applied_by_the_redelivery", super::solution()))
         .await?;
-        crate::snapshot!("solution_crash_before_the_effect", trace);
+        crate::snapshot!(solution: "a_delivery_that_dies_before_the_change_is_applied_by_the_redelivery", trace);
         Ok(())
     }
 }

@@ -83,9 +83,8 @@ mod tests {
 
     #[tokio::test]
     async fn exercise_charges_twice_when_a_delivery_dies_after_charging() -> Result<(), Complaint> {
-        let result = scenarios::crash_after_the_charge_then_redelivery(super::exercise()).await;
-        crate::snapshot!(
-            "exercise_crash_after_the_charge",
+        let result = super::play("a_delivery_that_dies_after_charging_is_not_charged_again", super::exercise()).await;
+        crate::snapshot!(exercise: "a_delivery_that_dies_after_charging_is_not_charged_again",
             numbered_uuids(&trace(expect(result, super::is_intended, WHY)?)?)
         );
         Ok(())
@@ -93,9 +92,8 @@ mod tests {
 
     #[tokio::test]
     async fn exercise_charges_twice_under_the_forced_race() -> Result<(), Complaint> {
-        let result = scenarios::duplicate_races_an_uncommitted_delivery(super::exercise()).await;
-        crate::snapshot!(
-            "exercise_duplicate_race",
+        let result = super::play("a_duplicate_racing_an_uncommitted_delivery_charges_nothing", super::exercise()).await;
+        crate::snapshot!(exercise: "a_duplicate_racing_an_uncommitted_delivery_charges_nothing",
             numbered_uuids(&trace(expect(result, super::is_intended, WHY)?)?)
         );
         Ok(())
@@ -120,16 +118,12 @@ mod tests {
     /// correct handler may interleave differently (wait on another session) and must pass.
     #[tokio::test]
     async fn solution_traces_as_the_chapter_shows_them() -> Result<(), Complaint> {
-        let trace = passing(scenarios::crash_after_the_charge_then_redelivery(
-            super::solution(),
-        ))
+        let trace = passing(super::play("a_delivery_that_dies_after_charging_is_not_charged_again", super::solution()))
         .await?;
-        crate::snapshot!("solution_crash_after_the_charge", trace);
-        let trace = passing(scenarios::duplicate_races_an_uncommitted_delivery(
-            super::solution(),
-        ))
+        crate::snapshot!(solution: "a_delivery_that_dies_after_charging_is_not_charged_again", trace);
+        let trace = passing(super::play("a_duplicate_racing_an_uncommitted_delivery_charges_nothing", super::solution()))
         .await?;
-        crate::snapshot!("solution_duplicate_race", trace);
+        crate::snapshot!(solution: "a_duplicate_racing_an_uncommitted_delivery_charges_nothing", trace);
         Ok(())
     }
 }

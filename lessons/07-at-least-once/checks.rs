@@ -80,9 +80,8 @@ mod tests {
 
     #[tokio::test]
     async fn exercise_loses_the_rest_of_its_batch_when_it_dies() -> Result<(), Complaint> {
-        let result = scenarios::crash_mid_batch_then_restart(super::exercise()).await;
-        crate::snapshot!(
-            "exercise_crash_mid_batch",
+        let result = super::play("a_consumer_that_dies_mid_batch_loses_nothing", super::exercise()).await;
+        crate::snapshot!(exercise: "a_consumer_that_dies_mid_batch_loses_nothing",
             trace(expect(result, super::is_intended, WHY)?)?
         );
         Ok(())
@@ -90,9 +89,8 @@ mod tests {
 
     #[tokio::test]
     async fn exercise_lets_a_second_consumer_overtake_the_first() -> Result<(), Complaint> {
-        let result = scenarios::a_second_consumer_waits_its_turn(super::exercise()).await;
-        crate::snapshot!(
-            "exercise_second_consumer",
+        let result = super::play("a_second_consumer_of_the_group_waits_its_turn", super::exercise()).await;
+        crate::snapshot!(exercise: "a_second_consumer_of_the_group_waits_its_turn",
             trace(expect(result, super::is_intended, WHY)?)?
         );
         Ok(())
@@ -120,13 +118,11 @@ mod tests {
     /// correct consumer may interleave differently (wait on another session) and must pass.
     #[tokio::test]
     async fn solution_traces_as_the_chapter_shows_them() -> Result<(), Complaint> {
-        let trace = passing(scenarios::crash_mid_batch_then_restart(super::solution())).await?;
-        crate::snapshot!("solution_crash_mid_batch", trace);
-        let trace = passing(scenarios::a_second_consumer_waits_its_turn(
-            super::solution(),
-        ))
+        let trace = passing(super::play("a_consumer_that_dies_mid_batch_loses_nothing", super::solution())).await?;
+        crate::snapshot!(solution: "a_consumer_that_dies_mid_batch_loses_nothing", trace);
+        let trace = passing(super::play("a_second_consumer_of_the_group_waits_its_turn", super::solution()))
         .await?;
-        crate::snapshot!("solution_second_consumer", trace);
+        crate::snapshot!(solution: "a_second_consumer_of_the_group_waits_its_turn", trace);
         Ok(())
     }
 }

@@ -76,10 +76,9 @@ mod tests {
 
     #[tokio::test]
     async fn exercise_skips_a_row_that_commits_late() -> Result<(), Complaint> {
-        let result = scenarios::rows_commit_out_of_order(super::exercise()).await;
+        let result = super::play("a_row_that_commits_late_is_still_published", super::exercise()).await;
         let why = "the relay looks only beyond the highest id it sent";
-        crate::snapshot!(
-            "exercise_out_of_order",
+        crate::snapshot!(exercise: "a_row_that_commits_late_is_still_published",
             trace(expect(result, super::is_intended, why)?)?
         );
         Ok(())
@@ -87,10 +86,9 @@ mod tests {
 
     #[tokio::test]
     async fn exercise_ships_a_republished_row_twice() -> Result<(), Complaint> {
-        let result = scenarios::relay_crashes_between_publish_and_mark(super::exercise()).await;
+        let result = super::play("rows_published_again_after_a_relay_crash_ship_once", super::exercise()).await;
         let why = "the consumer keeps no record of the events it handled";
-        crate::snapshot!(
-            "exercise_relay_crash",
+        crate::snapshot!(exercise: "rows_published_again_after_a_relay_crash_ship_once",
             trace(expect(result, super::is_intended, why)?)?
         );
         Ok(())
@@ -123,15 +121,13 @@ mod tests {
     /// correct pipeline may interleave differently (wait on another session) and must pass.
     #[tokio::test]
     async fn solution_traces_as_the_chapter_shows_them() -> Result<(), Complaint> {
-        let trace = passing(scenarios::rows_commit_out_of_order(super::solution())).await?;
-        crate::snapshot!("solution_out_of_order", trace);
-        let trace = passing(scenarios::relay_crashes_between_publish_and_mark(
-            super::solution(),
-        ))
+        let trace = passing(super::play("a_row_that_commits_late_is_still_published", super::solution())).await?;
+        crate::snapshot!(solution: "a_row_that_commits_late_is_still_published", trace);
+        let trace = passing(super::play("rows_published_again_after_a_relay_crash_ship_once", super::solution()))
         .await?;
-        crate::snapshot!("solution_relay_crash", trace);
-        let trace = passing(scenarios::consumers_race_for_one_message(super::solution())).await?;
-        crate::snapshot!("solution_consumers_race", trace);
+        crate::snapshot!(solution: "rows_published_again_after_a_relay_crash_ship_once", trace);
+        let trace = passing(super::play("a_message_delivered_to_two_consumers_ships_once", super::solution())).await?;
+        crate::snapshot!(solution: "a_message_delivered_to_two_consumers_ships_once", trace);
         Ok(())
     }
 }

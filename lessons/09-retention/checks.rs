@@ -103,17 +103,17 @@ mod tests {
     #[tokio::test]
     async fn exercise_forgets_an_event_inside_its_window() -> Result<(), Complaint> {
         let result =
-            scenarios::a_copy_at_the_end_of_the_window_is_recognised(super::exercise()).await;
+            super::play("a_copy_at_the_end_of_the_window_changes_nothing", super::exercise()).await;
         let violation = expect(result, super::is_intended, WHY)?;
-        crate::snapshot!("exercise_end_of_the_window", violation.to_string());
+        crate::snapshot!(exercise: "a_copy_at_the_end_of_the_window_changes_nothing", violation.to_string());
         Ok(())
     }
 
     #[tokio::test]
     async fn exercise_lets_a_copy_in_after_midnight() -> Result<(), Complaint> {
-        let result = scenarios::a_copy_after_midnight_is_recognised(super::exercise()).await;
+        let result = super::play("a_copy_after_midnight_changes_nothing", super::exercise()).await;
         let violation = expect(result, super::is_intended, WHY)?;
-        crate::snapshot!("exercise_after_midnight", violation.to_string());
+        crate::snapshot!(exercise: "a_copy_after_midnight_changes_nothing", violation.to_string());
         Ok(())
     }
 
@@ -154,11 +154,9 @@ mod tests {
     /// correct prune may interleave differently and must pass.
     #[tokio::test]
     async fn solution_traces_as_the_chapter_shows_them() -> Result<(), Complaint> {
-        let trace = passing(scenarios::the_prune_does_not_wait_for_deliveries(
-            super::solution(),
-        ))
+        let trace = passing(super::play("the_prune_does_not_wait_for_a_delivery", super::solution()))
         .await?;
-        crate::snapshot!("solution_beside_a_delivery", trace);
+        crate::snapshot!(solution: "the_prune_does_not_wait_for_a_delivery", trace);
         Ok(())
     }
 }

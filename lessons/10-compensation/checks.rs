@@ -92,9 +92,8 @@ mod tests {
 
     #[tokio::test]
     async fn exercise_releases_twice_under_the_duplicate_race() -> Result<(), Complaint> {
-        let result = scenarios::duplicate_races_an_uncommitted_release(super::exercise()).await;
-        crate::snapshot!(
-            "exercise_duplicate_race",
+        let result = super::play("a_duplicate_racing_an_uncommitted_release_releases_nothing", super::exercise()).await;
+        crate::snapshot!(exercise: "a_duplicate_racing_an_uncommitted_release_releases_nothing",
             trace(expect(result, super::is_intended, WHY)?)?
         );
         Ok(())
@@ -102,9 +101,8 @@ mod tests {
 
     #[tokio::test]
     async fn exercise_releases_twice_for_a_failure_and_a_cancellation() -> Result<(), Complaint> {
-        let result = scenarios::failure_races_a_cancellation(super::exercise()).await;
-        crate::snapshot!(
-            "exercise_failure_races_a_cancellation",
+        let result = super::play("a_failure_and_a_cancellation_release_the_stock_once", super::exercise()).await;
+        crate::snapshot!(exercise: "a_failure_and_a_cancellation_release_the_stock_once",
             trace(expect(result, super::is_intended, WHY)?)?
         );
         Ok(())
@@ -112,9 +110,8 @@ mod tests {
 
     #[tokio::test]
     async fn exercise_releases_what_a_success_consumed() -> Result<(), Complaint> {
-        let result = scenarios::success_races_a_failure(super::exercise()).await;
-        crate::snapshot!(
-            "exercise_success_races_a_failure",
+        let result = super::play("a_success_and_a_failure_never_both_settle_the_reservation", super::exercise()).await;
+        crate::snapshot!(exercise: "a_success_and_a_failure_never_both_settle_the_reservation",
             trace(expect(result, super::is_intended, WHY)?)?
         );
         Ok(())
@@ -127,9 +124,8 @@ mod tests {
         let why = "a release that comes before the reservation finds no row, and fails";
         let result = scenarios::cancelled_before_the_reservation(super::exercise()).await;
         expect(result, super::is_intended, why)?;
-        let result = scenarios::cancellation_races_the_reservation(super::exercise()).await;
-        crate::snapshot!(
-            "exercise_cancellation_races_the_reservation",
+        let result = super::play("a_cancellation_racing_the_reservation_releases_it_once", super::exercise()).await;
+        crate::snapshot!(exercise: "a_cancellation_racing_the_reservation_releases_it_once",
             trace(expect(result, super::is_intended, why)?)?
         );
         Ok(())
@@ -151,20 +147,16 @@ mod tests {
     /// correct handler may interleave differently (wait on another session) and must pass.
     #[tokio::test]
     async fn solution_traces_as_the_chapter_shows_them() -> Result<(), Complaint> {
-        let trace = passing(scenarios::failure_races_a_cancellation(super::solution())).await?;
-        crate::snapshot!("solution_failure_races_a_cancellation", trace);
-        let trace = passing(scenarios::success_races_a_failure(super::solution())).await?;
-        crate::snapshot!("solution_success_races_a_failure", trace);
-        let trace = passing(scenarios::killed_mid_release_then_redelivery(
-            super::solution(),
-        ))
+        let trace = passing(super::play("a_failure_and_a_cancellation_release_the_stock_once", super::solution())).await?;
+        crate::snapshot!(solution: "a_failure_and_a_cancellation_release_the_stock_once", trace);
+        let trace = passing(super::play("a_success_and_a_failure_never_both_settle_the_reservation", super::solution())).await?;
+        crate::snapshot!(solution: "a_success_and_a_failure_never_both_settle_the_reservation", trace);
+        let trace = passing(super::play("a_release_killed_half_way_happens_once_when_redelivered", super::solution()))
         .await?;
-        crate::snapshot!("solution_killed_mid_release", trace);
-        let trace = passing(scenarios::cancellation_races_the_reservation(
-            super::solution(),
-        ))
+        crate::snapshot!(solution: "a_release_killed_half_way_happens_once_when_redelivered", trace);
+        let trace = passing(super::play("a_cancellation_racing_the_reservation_releases_it_once", super::solution()))
         .await?;
-        crate::snapshot!("solution_cancellation_races_the_reservation", trace);
+        crate::snapshot!(solution: "a_cancellation_racing_the_reservation_releases_it_once", trace);
         Ok(())
     }
 }

@@ -99,9 +99,15 @@ fn uuids_are_numbered_in_the_order_first_seen() {
     );
 }
 
-/// Snapshots named as given, in a `snapshots/` folder beside the lesson's `checks.rs`.
+/// The trace of a test of `exercise-tests.rs`, played against one side (`exercise`,
+/// `solution`, or a half-way subject such as `key_only`), snapshotted in the `snapshots/`
+/// folder beside the lesson's `checks.rs` as `<side>_<test>.snap`: the test's own name, which
+/// the chapter's includes then name too.
 #[macro_export]
 macro_rules! snapshot {
+    ($side:ident: $test:literal, $text:expr) => {
+        $crate::snapshot!(concat!(stringify!($side), "_", $test), $text)
+    };
     ($name:expr, $text:expr) => {{
         let text: String = $text;
         insta::with_settings!({ prepend_module_to_snapshot => false }, {
