@@ -8,7 +8,7 @@ use order_saga::{apply_to_order, enqueue};
 use sqlx::PgPool;
 
 use crate::Lesson;
-use crate::probe::{Probe, Side};
+use crate::probe::Probe;
 use crate::saga;
 use crate::wrong_fix::{Failed, run_tests};
 
@@ -81,12 +81,7 @@ fn probes() -> Vec<Probe> {
         TESTS,
         CASES,
         REPEAT,
-        |test, side| async move {
-            match side {
-                Side::Exercise => play(test, exercise()).await,
-                Side::Solution => play(test, solution()).await,
-            }
-        },
+        play_on,
         is_intended,
     )
 }

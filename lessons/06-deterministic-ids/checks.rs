@@ -3,7 +3,7 @@
 use deterministic_ids::{Delivery, Handler, Subject, Violation, ViolationKind, scenarios, subject};
 
 use crate::Lesson;
-use crate::probe::{self, Probe, Side};
+use crate::probe::{self, Probe};
 use crate::wrong_fix::{Failed, run_tests};
 
 pub const LESSON: Lesson = Lesson {
@@ -43,12 +43,7 @@ fn probes() -> Vec<Probe> {
         CASES,
         REPEAT,
         scenarios::barrier_rounds,
-        |test, side| async move {
-            match side {
-                Side::Exercise => play(test, exercise()).await,
-                Side::Solution => play(test, solution()).await,
-            }
-        },
+        play_on,
         is_intended,
         |during| match *during {
             Delivery::Barrier { round, .. } => round,

@@ -3,7 +3,7 @@
 use at_least_once::{Handler, Subject, Violation, ViolationKind, scenarios, subject};
 
 use crate::Lesson;
-use crate::probe::{self, Probe, Side};
+use crate::probe::{self, Probe};
 use crate::wrong_fix::{Failed, run_tests};
 
 pub const LESSON: Lesson = Lesson {
@@ -46,12 +46,7 @@ fn probes() -> Vec<Probe> {
         CASES,
         REPEAT,
         |_| 1,
-        |test, side| async move {
-            match side {
-                Side::Exercise => play(test, exercise()).await,
-                Side::Solution => play(test, solution()).await,
-            }
-        },
+        play_on,
         is_intended,
         |_| 1,
     )

@@ -3,7 +3,7 @@
 use retention::{Delivery, Fault, Handler, Subject, Violation, ViolationKind, scenarios, subject};
 
 use crate::Lesson;
-use crate::probe::{self, Probe, Side};
+use crate::probe::{self, Probe};
 use crate::wrong_fix::{Failed, run_tests};
 
 pub const LESSON: Lesson = Lesson {
@@ -64,12 +64,7 @@ fn probes() -> Vec<Probe> {
         CASES,
         REPEAT,
         |_| scenarios::BARRIER_DAYS,
-        |test, side| async move {
-            match side {
-                Side::Exercise => play(test, exercise()).await,
-                Side::Solution => play(test, solution()).await,
-            }
-        },
+        play_on,
         is_intended,
         |during| match *during {
             Delivery::Barrier { round, .. } => round,

@@ -66,6 +66,13 @@ pub fn generate(source: &str, file: &Path, shown: &str) -> String {
          #[allow(clippy::let_unit_value, clippy::needless_return)]\n\
          pub async fn play<H: Handler>(name: &str, subject: Subject<H>) -> Result<(), Violation> {{\n    \
          match name {{\n{arms}        other => panic!(\"exercise-tests.rs has no test {{other}}\"),\n    \
+         }}\n}}\n\n\
+         /// Plays the test `name` against the shipped exercise or the solution (`exercise()`,\n\
+         /// `solution()` of `checks.rs`), as `cargo repeat` asks.\n\
+         pub async fn play_on(name: &'static str, side: crate::probe::Side) -> Result<(), Violation> {{\n    \
+         match side {{\n        \
+         crate::probe::Side::Exercise => play(name, exercise()).await,\n        \
+         crate::probe::Side::Solution => play(name, solution()).await,\n    \
          }}\n}}\n",
         file = shown
     )
