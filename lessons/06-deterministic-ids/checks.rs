@@ -45,10 +45,7 @@ fn probes() -> Vec<Probe> {
         scenarios::barrier_rounds,
         play_on,
         is_intended,
-        |during| match *during {
-            Delivery::Barrier { round, .. } => round,
-            Delivery::Story(_) => 1,
-        },
+        Delivery::round,
     )
 }
 

@@ -4,7 +4,7 @@ use kit::{Common, Explain, Speaks, Topic, Words};
 
 use crate::Outcome;
 
-pub use kit::FailureCause;
+pub use kit::{Delivery, FailureCause};
 
 /// What a scenario caught, and how the events were delivered when it did. Its `Display` (and
 /// its `Debug`, which is what a failing test prints) is the teaching message: what happened,
@@ -74,37 +74,6 @@ pub enum ViolationKind {
     /// What any lesson can catch: a failed or stuck delivery, a hidden failure, a wait on
     /// another order, a test that could not run.
     Common(Common<Outcome>),
-}
-
-/// How the events reached the inventory service.
-#[derive(Debug, Clone, Copy)]
-pub enum Delivery {
-    /// A scenario's story, in one sentence.
-    Story(&'static str),
-    /// `workers` workers released together by a barrier, in round `round` of `rounds`.
-    Barrier {
-        workers: usize,
-        round: usize,
-        rounds: usize,
-    },
-}
-
-impl fmt::Display for Delivery {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            Delivery::Story(story) => f.write_str(story),
-            Delivery::Barrier {
-                workers,
-                round,
-                rounds,
-            } => write!(
-                f,
-                "{workers} workers were released together by a barrier, each with an event for \
-                 the same held reservation: payment.failed, order.cancelled and \
-                 payment.succeeded, some of them more than once (round {round} of {rounds})"
-            ),
-        }
-    }
 }
 
 impl Speaks for ViolationKind {

@@ -2,9 +2,9 @@ use std::fmt;
 
 use kit::{Common, Explain, Speaks, Topic, Words, see};
 
-use crate::{Mix, Outcome};
+use crate::Outcome;
 
-pub use kit::FailureCause;
+pub use kit::{Delivery, FailureCause};
 
 /// What a scenario caught, and how the events were delivered when it did. Its `Display` (and
 /// its `Debug`, which is what a failing test prints) is the teaching message: what happened,
@@ -61,38 +61,6 @@ pub enum ViolationKind {
     /// What any lesson can catch: a failed or stuck delivery, a hidden failure, a wait on
     /// another order, a test that could not run.
     Common(Common<Outcome>),
-}
-
-/// How the events reached the handler.
-#[derive(Debug, Clone, Copy)]
-pub enum Delivery {
-    /// A scenario's story, in one sentence ("... was delivered twice, one after the other").
-    Story(&'static str),
-    /// `workers` workers released together by a barrier, in round `round` of `rounds`.
-    Barrier {
-        workers: usize,
-        mix: Mix,
-        round: usize,
-        rounds: usize,
-    },
-}
-
-impl fmt::Display for Delivery {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            Delivery::Story(story) => f.write_str(story),
-            Delivery::Barrier {
-                workers,
-                mix,
-                round,
-                rounds,
-            } => write!(
-                f,
-                "{workers} workers were released together by a barrier, each with {mix} for one \
-                 pending order (round {round} of {rounds})"
-            ),
-        }
-    }
 }
 
 impl Speaks for ViolationKind {

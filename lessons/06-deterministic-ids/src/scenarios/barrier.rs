@@ -21,6 +21,7 @@ pub async fn barrier<H: Handler>(subject: Subject<H>, workers: usize) -> Result<
     let rounds = kit::rounds(barrier_rounds(workers));
     let setup = Delivery::Barrier {
         workers,
+        carrying: "the same order.created",
         round: 0,
         rounds,
     };
@@ -32,6 +33,7 @@ pub async fn barrier<H: Handler>(subject: Subject<H>, workers: usize) -> Result<
     for round in 1..=rounds {
         let during = Delivery::Barrier {
             workers,
+            carrying: "the same order.created",
             round,
             rounds,
         };

@@ -30,6 +30,10 @@ fn event_for(worker: usize, order_id: &str) -> ReservationEvent {
     }
 }
 
+/// What each worker of a round is handed, as a message tells it.
+const CARRYING: &str = "an event for the same held reservation: payment.failed, \
+                        order.cancelled and payment.succeeded, some of them more than once";
+
 // ANCHOR: barrier
 /// `workers` tasks wait at a barrier and are released together, each with an event for the
 /// same held reservation; it must be settled once, by one of them. Repeated for
@@ -39,6 +43,7 @@ pub async fn barrier<H: Handler>(subject: Subject<H>, workers: usize) -> Result<
     let rounds = kit::rounds(barrier_rounds(workers));
     let setup = Delivery::Barrier {
         workers,
+        carrying: CARRYING,
         round: 0,
         rounds,
     };
@@ -50,6 +55,7 @@ pub async fn barrier<H: Handler>(subject: Subject<H>, workers: usize) -> Result<
     for round in 1..=rounds {
         let during = Delivery::Barrier {
             workers,
+            carrying: CARRYING,
             round,
             rounds,
         };

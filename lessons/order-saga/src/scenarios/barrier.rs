@@ -1,8 +1,5 @@
-use std::fmt;
-
 use super::{AMOUNT_CENTS, failed, prepare, succeeded};
-use crate::judge::Expect;
-use crate::judge::verdict;
+use crate::judge::{Expect, verdict};
 use crate::{Delivery, Handler, PaymentEvent, Subject, Violation};
 
 /// The fewest rounds a barrier test plays: a fresh order each round, and the first round that
@@ -51,19 +48,20 @@ impl Mix {
     }
 }
 
-impl fmt::Display for Mix {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Mix::SameEvent => "the same payment.succeeded",
+impl Mix {
+    /// What each worker of a round is handed, as a message tells it.
+    fn carrying(self) -> &'static str {
+        match self {
+            Mix::SameEvent => "the same payment.succeeded for one pending order",
             Mix::Contradicting => {
                 "an event of its own (payment.succeeded and payment.failed alternating, every \
-                 id different)"
+                 id different) for one pending order"
             }
             Mix::Mixed => {
                 "one of two contradicting events (a payment.succeeded and a payment.failed, each \
-                 delivered to half the workers)"
+                 delivered to half the workers) for one pending order"
             }
-        })
+        }
     }
 }
 
@@ -79,7 +77,7 @@ pub async fn barrier<H: Handler>(
     let rounds = kit::rounds(barrier_rounds(workers));
     let during = |round| Delivery::Barrier {
         workers,
-        mix,
+        carrying: mix.carrying(),
         round,
         rounds,
     };

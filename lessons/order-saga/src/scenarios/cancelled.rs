@@ -1,8 +1,7 @@
 use kit::{Common, Script};
 
 use super::{AMOUNT_CENTS, LOCK_ORDER_ROW, describe, shown, succeeded, with_order};
-use crate::judge::Expect;
-use crate::judge::verdict;
+use crate::judge::{Expect, verdict};
 use crate::{Delivery, Handler, Subject, Violation, ViolationKind};
 
 // ANCHOR: cancelled_then_redelivered

@@ -4,8 +4,7 @@ use super::{
     AMOUNT_CENTS, LOCK_ORDER_ROW, describe, failed, gave_up_without_waiting, shown, succeeded,
     with_order,
 };
-use crate::judge::Expect;
-use crate::judge::verdict;
+use crate::judge::{Expect, verdict};
 use crate::{Delivery, Handler, PaymentEvent, Subject, Violation};
 
 /// The script both races share, as PostgreSQL's isolation tester would write it. `holder`, a

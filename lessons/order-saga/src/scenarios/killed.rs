@@ -3,8 +3,7 @@ use kit::{Common, Fault, Script};
 use super::{
     AMOUNT_CENTS, LOCK_ORDER_ROW, describe, gave_up_without_waiting, shown, succeeded, with_order,
 };
-use crate::judge::Expect;
-use crate::judge::verdict;
+use crate::judge::{Expect, verdict};
 use crate::{Delivery, Handler, Subject, Violation, ViolationKind};
 
 /// The holder's lock on the outbox table: the first delivery stops as it writes the outbox row

@@ -1,6 +1,5 @@
 use super::{AMOUNT_CENTS, failed, prepare, succeeded};
-use crate::judge::Expect;
-use crate::judge::verdict;
+use crate::judge::{Expect, verdict};
 use crate::{Delivery, Handler, PaymentEvent, Subject, Violation, ViolationKind};
 
 /// Delivers `events` to one order, each after the previous delivery returned, and judges.

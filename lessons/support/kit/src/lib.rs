@@ -22,6 +22,7 @@ mod common;
 mod database;
 mod deadline;
 pub mod deliver;
+mod delivery;
 pub mod dev_database;
 mod docker;
 pub mod envelope;
@@ -42,6 +43,7 @@ pub use barrier::{checking, in_the_checks, release_together, rounds, with_fewer_
 pub use common::{Common, Speaks, Topic, Words};
 pub use database::TestDatabase;
 pub use deadline::{DEADLINE_VAR, DID_NOT_FINISH};
+pub use delivery::Delivery;
 pub use error::KitError;
 pub use failure::FailureCause;
 pub use interleaving::{Interleaving, Session, Worker};

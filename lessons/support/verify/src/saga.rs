@@ -30,9 +30,6 @@ where
         scenarios::barrier_rounds,
         run,
         intended,
-        |during| match *during {
-            Delivery::Barrier { round, .. } => round,
-            Delivery::Story(_) => 1,
-        },
+        Delivery::round,
     )
 }
