@@ -1,6 +1,6 @@
 //! Lesson 01's subjects and race tests, as the checks run them.
 
-use check_then_act::{Handler, Subject, Violation, ViolationKind, scenarios, subject};
+use check_then_act::{Handler, Subject, ViolationKind, scenarios, subject};
 
 use check_then_act::Delivery;
 

@@ -1,6 +1,6 @@
 //! Lesson 03's subjects and fault tests, as the checks run them.
 
-use order_saga::{Handler, Mix, Subject, Violation, ViolationKind, scenarios, subject};
+use order_saga::{Handler, Subject, ViolationKind, subject};
 
 use crate::Lesson;
 use crate::probe::Probe;

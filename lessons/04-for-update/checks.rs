@@ -2,7 +2,7 @@
 //! reviewer leaves behind by deleting the guard that "looks redundant".
 
 use order_saga::{
-    Handler, Mix, Outcome, PaymentEvent, Subject, Violation, ViolationKind, scenarios, subject,
+    Handler, Outcome, PaymentEvent, Subject, ViolationKind, subject,
 };
 use order_saga::{apply_to_order, enqueue};
 use sqlx::PgPool;

@@ -1,6 +1,6 @@
 //! Lesson 06's subjects, race and fault tests, as the checks run them.
 
-use deterministic_ids::{Delivery, Handler, Subject, Violation, ViolationKind, scenarios, subject};
+use deterministic_ids::{Delivery, Handler, Subject, ViolationKind, scenarios, subject};
 
 use crate::Lesson;
 use crate::probe::{self, Probe};

@@ -1,6 +1,6 @@
 //! Lesson 07's subjects, race and fault tests, as the checks run them.
 
-use at_least_once::{Handler, Subject, Violation, ViolationKind, scenarios, subject};
+use at_least_once::{Handler, Subject, ViolationKind, subject};
 
 use crate::Lesson;
 use crate::probe::{self, Probe};

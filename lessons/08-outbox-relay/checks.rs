@@ -1,6 +1,6 @@
 //! Lesson 08's subjects, race and fault tests, as the checks run them.
 
-use outbox_relay::{Handler, Subject, Violation, ViolationKind, scenarios, subject};
+use outbox_relay::{Handler, Subject, ViolationKind, subject};
 
 use crate::Lesson;
 use crate::probe::{self, Probe};

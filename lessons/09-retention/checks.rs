@@ -1,6 +1,6 @@
 //! Lesson 09's subjects, race and fault tests, as the checks run them.
 
-use retention::{Delivery, Fault, Handler, Subject, Violation, ViolationKind, scenarios, subject};
+use retention::{Delivery, Handler, Subject, ViolationKind, scenarios, subject};
 
 use crate::Lesson;
 use crate::probe::{self, Probe};

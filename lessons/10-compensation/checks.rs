@@ -1,6 +1,6 @@
 //! Lesson 10's subjects, race tests, and the checks of its shipped exercise.
 
-use compensation::{Delivery, Handler, Subject, Violation, ViolationKind, scenarios, subject};
+use compensation::{Delivery, Handler, Subject, ViolationKind, scenarios, subject};
 
 use crate::Lesson;
 use crate::probe::{self, Probe};
