@@ -405,8 +405,17 @@ fn indent(text: &str) -> String {
         .join("\n")
 }
 
-pub fn repeat(root: &Path, name: &str, runs: u32) -> Result<ExitCode, String> {
+/// `cargo repeat`, for `lesson`: `runs` of each race and fault test, only those whose names
+/// contain one of `only` (if any), and none whose names contain one of `skip`.
+pub fn repeat(
+    root: &Path,
+    name: &str,
+    runs: u32,
+    (only, skip): (&[String], &[String]),
+) -> Result<ExitCode, String> {
     let lesson = catalog::find(name)?;
+    let filters = (only.iter().flat_map(|text| ["--only", text.as_str()]))
+        .chain(skip.iter().flat_map(|text| ["--skip", text.as_str()]));
     let status = tests_run::cargo(root)
         .args([
             "run",
@@ -418,6 +427,7 @@ pub fn repeat(root: &Path, name: &str, runs: u32) -> Result<ExitCode, String> {
             "--",
         ])
         .args([lesson.number, "--runs", &runs.to_string()])
+        .args(filters)
         .status()
         .map_err(tests_run::cargo_missing)?;
     // The count's own exit code: 0 all caught and passed, 1 not, 2 refused.

@@ -83,6 +83,13 @@ enum Command {
         /// How many times to run each test against each side (at least 1).
         #[arg(long, default_value_t = 200, value_parser = parse_runs, allow_hyphen_values = true)]
         runs: u32,
+        /// Only the tests whose names contain this (may be given again).
+        #[arg(long, value_name = "TEXT")]
+        only: Vec<String>,
+        /// All but the tests whose names contain this (`--skip released_together` leaves out the
+        /// barrier tests; may be given again).
+        #[arg(long, value_name = "TEXT")]
+        skip: Vec<String>,
     },
 }
 
@@ -120,7 +127,12 @@ fn main() -> ExitCode {
             mine,
             fresh,
         } => dev::deliver(&root, &lesson, input.as_deref(), mine, fresh),
-        Command::Repeat { lesson, runs } => commands::repeat(&root, &lesson, runs),
+        Command::Repeat {
+            lesson,
+            runs,
+            only,
+            skip,
+        } => commands::repeat(&root, &lesson, runs, (&only, &skip)),
     };
     match result {
         Ok(code) => code,
