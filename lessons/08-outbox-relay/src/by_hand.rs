@@ -28,24 +28,14 @@ impl Announcement {
                  \"ord-1:order\", \"order_id\": \"ord-1\"}}"
             )
         })?;
-        for (field, value) in [
-            ("event_id", &announcement.event_id),
-            ("order_id", &announcement.order_id),
-        ] {
-            if value.trim().is_empty() {
-                return Err(format!(
-                    "the line's {field} is empty; every announcement needs one"
-                ));
-            }
-            if value.len() > kit::MAX_ID_BYTES {
-                return Err(format!(
-                    "the line's {field} is {} bytes long; the workbook takes ids of at most {} \
-                     bytes",
-                    value.len(),
-                    kit::MAX_ID_BYTES
-                ));
-            }
-        }
+        kit::envelope::check_typed_ids(
+            "the line's",
+            "announcement",
+            [
+                ("event_id", &announcement.event_id),
+                ("order_id", &announcement.order_id),
+            ],
+        )?;
         Ok(announcement)
     }
 }

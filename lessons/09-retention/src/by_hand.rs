@@ -57,21 +57,11 @@ impl Line {
         }
         let credit: CreditLine = serde_json::from_value(value)
             .map_err(|e| format!("it is not a credit ({e}); {EXAMPLES}"))?;
-        for (field, value) in [("id", &credit.id), ("account", &credit.account)] {
-            if value.trim().is_empty() {
-                return Err(format!(
-                    "the line's {field} is empty; every credit needs one"
-                ));
-            }
-            if value.len() > kit::MAX_ID_BYTES {
-                return Err(format!(
-                    "the line's {field} is {} bytes long; the workbook takes ids of at most {} \
-                     bytes",
-                    value.len(),
-                    kit::MAX_ID_BYTES
-                ));
-            }
-        }
+        kit::envelope::check_typed_ids(
+            "the line's",
+            "credit",
+            [("id", &credit.id), ("account", &credit.account)],
+        )?;
         if credit.amount_cents <= 0 {
             return Err(format!(
                 "the line's amount_cents is {}; a credit's amount must be positive",

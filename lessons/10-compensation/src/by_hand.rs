@@ -55,25 +55,17 @@ impl InventoryLine {
                  \"occurred_at\": \"2026-07-14T09:15:00Z\"}}"
             )
         })?;
-        let fields = [
-            ("id", &wire.id),
-            ("order_id", &wire.payload.order_id),
-            ("sku", &wire.payload.sku),
-            ("occurred_at", &wire.occurred_at),
-        ];
-        for (field, value) in fields {
-            if value.trim().is_empty() {
-                return Err(format!("the event's {field} is empty"));
-            }
-            if value.len() > kit::MAX_ID_BYTES {
-                return Err(format!(
-                    "the event's {field} is {} bytes long; the workbook takes ids of at most {} \
-                     bytes",
-                    value.len(),
-                    kit::MAX_ID_BYTES
-                ));
-            }
-        }
+        kit::envelope::check_typed_ids(
+            "the event's",
+            "stock.reserved",
+            [
+                ("id", &wire.id),
+                ("order_id", &wire.payload.order_id),
+                ("sku", &wire.payload.sku),
+                ("occurred_at", &wire.occurred_at),
+            ],
+        )?;
+
         if wire.aggregate_id != wire.payload.order_id {
             return Err(format!(
                 "event {} is about order {:?} but its payload names order {:?}; refusing to \

@@ -65,23 +65,15 @@ fn order_created(line: &str) -> Result<SagaEvent, String> {
              \"ord-1\", \"amount_cents\": 2598}}, \"occurred_at\": \"2026-07-14T09:15:00Z\"}}"
         )
     })?;
-    for (field, value) in [("id", &wire.id), ("aggregate_id", &wire.aggregate_id)] {
-        if value.trim().is_empty() {
-            return Err(format!(
-                "the event's {field} is empty; every order.created needs one"
-            ));
-        }
-        if value.len() > kit::MAX_ID_BYTES {
-            return Err(format!(
-                "the event's {field} is {} bytes long; the workbook takes ids of at most {} bytes",
-                value.len(),
-                kit::MAX_ID_BYTES
-            ));
-        }
-    }
-    if wire.occurred_at.trim().is_empty() {
-        return Err("the event's occurred_at is empty; every order.created needs one".into());
-    }
+    kit::envelope::check_typed_ids(
+        "the event's",
+        "order.created",
+        [
+            ("id", &wire.id),
+            ("aggregate_id", &wire.aggregate_id),
+            ("occurred_at", &wire.occurred_at),
+        ],
+    )?;
     if wire.aggregate_id != wire.payload.order_id {
         return Err(format!(
             "event {} is about order {:?} but its payload names order {:?}; refusing to guess \

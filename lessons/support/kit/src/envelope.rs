@@ -90,6 +90,29 @@ pub fn check_ids<const N: usize>(fields: [(&'static str, &str); N]) -> Result<()
     Ok(())
 }
 
+/// [`check_ids`] for a line a person typed into a by-hand feed, worded for them: `whose` is how
+/// the message names the line ("the line's", "the event's"), `each` what every such line is
+/// ("credit").
+pub fn check_typed_ids<const N: usize>(
+    whose: &str,
+    each: &str,
+    fields: [(&'static str, &str); N],
+) -> Result<(), String> {
+    for (field, value) in fields {
+        if value.trim().is_empty() {
+            return Err(format!("{whose} {field} is empty; every {each} needs one"));
+        }
+        if value.len() > MAX_ID_BYTES {
+            return Err(format!(
+                "{whose} {field} is {} bytes long; the workbook takes ids of at most \
+                 {MAX_ID_BYTES} bytes",
+                value.len()
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Writes `From<Problem>` for a lesson's error enum, so that `?` works on the checks above:
 /// `kit::from_problem!(EventError);`. The enum needs `Empty`, `TooLong` and `OrderMismatch`
 /// variants with [`Problem`]'s fields; their messages are its own (the chapters quote them).
