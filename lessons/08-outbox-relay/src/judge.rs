@@ -63,10 +63,6 @@ pub(crate) async fn verdict(
         }
         interleaving.trace().clone()
     });
-    judge(&fates, steps).map_err(|kind| Violation {
-        kind,
-        during,
-        trace: trace.clone(),
-    })?;
+    judge(&fates, steps).map_err(Violation::caught(during, trace.as_ref()))?;
     Ok(trace)
 }

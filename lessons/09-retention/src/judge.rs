@@ -53,11 +53,7 @@ pub(crate) async fn once(
     credited_once(ledger, &event.id, story)
         .await
         .map_err(Violation::setup(during))?
-        .map_err(|kind| Violation {
-            kind,
-            during,
-            trace: None,
-        })
+        .map_err(Violation::caught(during, None))
 }
 
 /// Nothing received more than the retention limit before `now` is left.

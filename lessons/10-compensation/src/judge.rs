@@ -89,9 +89,5 @@ pub(crate) fn verdict(
     during: Delivery,
     trace: Option<&Trace>,
 ) -> Result<(), Violation> {
-    judge(observed, outcomes).map_err(|kind| Violation {
-        kind,
-        during,
-        trace: trace.cloned(),
-    })
+    judge(observed, outcomes).map_err(Violation::caught(during, trace))
 }

@@ -204,9 +204,5 @@ pub(crate) fn verdict(
     during: Delivery,
     trace: Option<&Trace>,
 ) -> Result<(), Violation> {
-    judge(expect, observed, delivered).map_err(|kind| Violation {
-        kind,
-        during,
-        trace: trace.cloned(),
-    })
+    judge(expect, observed, delivered).map_err(Violation::caught(during, trace))
 }

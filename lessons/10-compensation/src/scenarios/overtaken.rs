@@ -41,11 +41,7 @@ pub async fn cancelled_before_the_reservation<H: Handler>(
     let after = subject.handler.call(pool.clone(), failed("ord-1")).await;
     // ANCHOR_END: cancelled_first
     let row = (inventory.observe_row("ord-1").await).map_err(Violation::setup(during))?;
-    judge_cancelled_first(&reserved, &row, &before, after).map_err(|kind| Violation {
-        kind,
-        during,
-        trace: None,
-    })
+    judge_cancelled_first(&reserved, &row, &before, after).map_err(Violation::caught(during, None))
 }
 
 /// Nothing failed; the reservation held nothing (`reserved`: its row and shelf right after

@@ -79,6 +79,17 @@ impl<K: Explain<D>, D: Copy> Violation<K, D> {
         }
     }
 
+    /// For `map_err` on a judge's verdict: the kind it found, during `during`, with the trace of
+    /// a scripted scenario (`None` for a barrier or a story told without one).
+    pub fn caught(during: D, trace: Option<&Trace>) -> impl FnOnce(K) -> Self {
+        let trace = trace.cloned();
+        move |kind| Violation {
+            kind,
+            during,
+            trace,
+        }
+    }
+
     /// A script step that neither finished nor waited on a lock is the student's doing (a
     /// lock in the process, say), not a broken test: say so, with the trace so far. Any other
     /// error of the script is a setup failure.
