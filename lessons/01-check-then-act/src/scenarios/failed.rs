@@ -1,9 +1,9 @@
-use kit::{Common, Fault, Script};
+use kit::{Fault, Script};
 
 use super::forced::{LOCK_ACCOUNT_ROW, shown};
 use super::{credit_event, observe_into, with_account};
 use crate::judge::judge;
-use crate::{Delivery, Handler, Subject, Violation, ViolationKind};
+use crate::{Delivery, Handler, Subject, Violation};
 
 // ANCHOR: cancelled
 /// A delivery that fails for a reason of its own: its statement is cancelled while it waits
@@ -49,19 +49,7 @@ async fn failed_then_redelivered<H: Handler>(
     let outcomes: Vec<_> = kept.into_iter().map(|(_, outcome)| outcome).collect();
 
     let observed = observe_into(&mut interleaving, &ledger, &event, during).await?;
-    let trace = interleaving.trace().clone();
-    let violation = |kind| Violation {
-        kind,
-        during,
-        trace: Some(trace.clone()),
-    };
-    judge(observed, &outcomes).map_err(violation)?;
-    if let Some(outcome) = hidden {
-        return Err(violation(ViolationKind::Common(Common::FailureHidden {
-            outcome,
-            fault,
-        })));
-    }
-    kit::passing_trace(&trace);
-    Ok(())
+    let trace = interleaving.trace();
+    judge(observed, &outcomes).map_err(Violation::caught(during, Some(trace)))?;
+    Violation::unless_failure_hidden(hidden, fault, during, trace)
 }

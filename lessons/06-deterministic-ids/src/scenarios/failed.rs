@@ -1,8 +1,8 @@
-use kit::{Common, Fault, Script};
+use kit::{Fault, Script};
 
 use super::{LOCK_THE_STEPS_TABLES, observe, order_created, prepare, shown};
 use crate::judge::verdict;
-use crate::{DEFAULT_CARD, Delivery, Handler, Subject, Violation, ViolationKind};
+use crate::{DEFAULT_CARD, Delivery, Handler, Subject, Violation};
 
 // ANCHOR: crash_after_the_charge
 /// The fault the lesson is about: the first delivery charges the card, then dies before its
@@ -94,15 +94,7 @@ async fn stopped_then_redelivered<H: Handler>(
     let (kept, hidden) = ran.apart_from_failed("worker-1");
     let outcomes: Vec<_> = kept.into_iter().map(|(_, outcome)| outcome).collect();
     let observed = observe(&step, "ord-1", &[], during, Some(&mut interleaving)).await?;
-    let trace = interleaving.trace().clone();
-    verdict(&observed, &outcomes, during, Some(&trace))?;
-    if let Some(outcome) = hidden {
-        return Err(Violation {
-            kind: ViolationKind::Common(Common::FailureHidden { outcome, fault }),
-            during,
-            trace: Some(trace),
-        });
-    }
-    kit::passing_trace(&trace);
-    Ok(())
+    let trace = interleaving.trace();
+    verdict(&observed, &outcomes, during, Some(trace))?;
+    Violation::unless_failure_hidden(hidden, fault, during, trace)
 }

@@ -1,8 +1,8 @@
-use kit::{Common, Fault, Script};
+use kit::{Fault, Script};
 
 use super::{MAX, consume_all, one_published_message, orders, play_then_drain, prepare, shown};
 use crate::judge::verdict;
-use crate::{Delivery, Done, Handler, Relay, Step, Subject, Violation, ViolationKind};
+use crate::{Delivery, Done, Handler, Relay, Step, Subject, Violation};
 
 /// The holder's locks: a relay stops as it writes down what it sent (a mark on the outbox
 /// rows, or its progress), after it has published.
@@ -108,22 +108,13 @@ pub async fn consumer_dies_before_shipping<H: Handler>(
     let (kept, hidden) = ran.apart_from_failed("worker-1");
     steps.extend(kept.into_iter().map(|(_, outcome)| outcome));
     steps.extend(consume_all(&subject, &world, &pool, last, during).await?);
-    let trace = verdict(&world, &steps, during, Some(&mut interleaving)).await?;
+    verdict(&world, &steps, during, Some(&mut interleaving)).await?;
     // Its session gone, the first consumer ran on, and what it reported is what a broker acts
     // on when only the connection was lost. (A killed relay's report is not judged: no sender
     // waits on it, and the next pass relays whatever it failed to.)
-    if let Some(Done::Consumed(outcome)) = hidden {
-        return Err(Violation {
-            kind: ViolationKind::Common(Common::FailureHidden {
-                outcome,
-                fault: Fault::Killed,
-            }),
-            during,
-            trace,
-        });
-    }
-    if let Some(trace) = trace {
-        kit::passing_trace(&trace);
-    }
-    Ok(())
+    let hidden = match hidden {
+        Some(Done::Consumed(outcome)) => Some(outcome),
+        _ => None,
+    };
+    Violation::unless_failure_hidden(hidden, Fault::Killed, during, interleaving.trace())
 }

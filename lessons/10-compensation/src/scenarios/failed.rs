@@ -1,8 +1,8 @@
-use kit::{Common, Fault, Script};
+use kit::{Fault, Script};
 
 use super::{failed, observe, shown, with_reservations};
 use crate::judge::verdict;
-use crate::{Delivery, Handler, Subject, Violation, ViolationKind};
+use crate::{Delivery, Handler, Subject, Violation};
 
 /// The holder's lock on the outbox: a delivery stops as it announces the release, with the rest
 /// of the release (the stock, the reservation's status) done and not committed.
@@ -64,15 +64,7 @@ async fn failed_then_redelivered<H: Handler>(
     let (kept, hidden) = ran.apart_from_failed("worker-1");
     let outcomes: Vec<_> = kept.into_iter().map(|(_, outcome)| outcome).collect();
     let observed = observe(&inventory, "ord-1", during, Some(&mut interleaving)).await?;
-    let trace = interleaving.trace().clone();
-    verdict(&observed, &outcomes, during, Some(&trace))?;
-    if let Some(outcome) = hidden {
-        return Err(Violation {
-            kind: ViolationKind::Common(Common::FailureHidden { outcome, fault }),
-            during,
-            trace: Some(trace),
-        });
-    }
-    kit::passing_trace(&trace);
-    Ok(())
+    let trace = interleaving.trace();
+    verdict(&observed, &outcomes, during, Some(trace))?;
+    Violation::unless_failure_hidden(hidden, fault, during, trace)
 }

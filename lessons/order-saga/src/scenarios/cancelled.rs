@@ -1,8 +1,8 @@
-use kit::{Common, Script};
+use kit::Script;
 
 use super::{AMOUNT_CENTS, LOCK_ORDER_ROW, describe, shown, succeeded, with_order};
 use crate::judge::{Expect, verdict};
-use crate::{Delivery, Handler, Subject, Violation, ViolationKind};
+use crate::{Delivery, Handler, Subject, Violation};
 
 // ANCHOR: cancelled_then_redelivered
 /// A delivery that fails for a reason of its own, not because of a duplicate: its statement is
@@ -47,16 +47,5 @@ pub async fn cancelled_delivery_then_redelivery<H: Handler>(
         during,
         Some(&trace),
     )?;
-    if let Some(outcome) = hidden {
-        return Err(Violation {
-            kind: ViolationKind::Common(Common::FailureHidden {
-                outcome,
-                fault: kit::Fault::Cancelled,
-            }),
-            during,
-            trace: Some(trace),
-        });
-    }
-    kit::passing_trace(&trace);
-    Ok(())
+    Violation::unless_failure_hidden(hidden, kit::Fault::Cancelled, during, &trace)
 }

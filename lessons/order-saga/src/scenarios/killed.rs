@@ -1,10 +1,10 @@
-use kit::{Common, Fault, Script};
+use kit::{Fault, Script};
 
 use super::{
     AMOUNT_CENTS, LOCK_ORDER_ROW, describe, gave_up_without_waiting, shown, succeeded, with_order,
 };
 use crate::judge::{Expect, verdict};
-use crate::{Delivery, Handler, Subject, Violation, ViolationKind};
+use crate::{Delivery, Handler, Subject, Violation};
 
 /// The holder's lock on the outbox table: the first delivery stops as it writes the outbox row
 /// (with LOCK_ORDER_ROW, at its first touch of the order).
@@ -55,18 +55,7 @@ async fn killed<H: Handler>(
     gave_up_without_waiting(waited, last, during, &trace)?;
     // Its session gone, the first delivery's handler ran on, and what it reported is what a
     // consumer that only lost its connection would act on.
-    if let Some(outcome) = hidden {
-        return Err(Violation {
-            kind: ViolationKind::Common(Common::FailureHidden {
-                outcome,
-                fault: Fault::Killed,
-            }),
-            during,
-            trace: Some(trace),
-        });
-    }
-    kit::passing_trace(&trace);
-    Ok(())
+    Violation::unless_failure_hidden(hidden, Fault::Killed, during, &trace)
 }
 
 // ANCHOR: dies_while_duplicate_waits

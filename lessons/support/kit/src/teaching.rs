@@ -9,7 +9,7 @@ use std::fmt;
 
 use crate::common::{Common, Speaks};
 use crate::subject::Handler;
-use crate::{Interleaving, KitError, Ran, Schema, Script, TestDatabase, Trace};
+use crate::{Fault, Interleaving, KitError, Ran, Schema, Script, TestDatabase, Trace};
 
 /// A lesson's kinds of violation, and how each is explained: the lesson's own kinds by the
 /// lesson, the [`Common`] ones by the kit, in the lesson's words ([`Speaks`]).
@@ -87,6 +87,28 @@ impl<K: Explain<D>, D: Copy> Violation<K, D> {
             kind,
             during,
             trace,
+        }
+    }
+
+    /// Every fault scenario's last word, once its verdict on what the database holds passed.
+    /// `hidden` is what the delivery the script failed (`fault`) reported instead of its error
+    /// ([`Ran::apart_from_failed`]): its transaction was rolled back, so a success it reports
+    /// is an event lost, since the sender acks it and never delivers it again. With nothing
+    /// hidden, the scenario passed, and its trace is offered to the chapters.
+    pub fn unless_failure_hidden(
+        hidden: Option<K::Outcome>,
+        fault: Fault,
+        during: D,
+        trace: &Trace,
+    ) -> Result<(), Self> {
+        match hidden {
+            Some(outcome) => Err(Self::caught(during, Some(trace))(K::common(
+                Common::FailureHidden { outcome, fault },
+            ))),
+            None => {
+                crate::passing_trace(trace);
+                Ok(())
+            }
         }
     }
 
