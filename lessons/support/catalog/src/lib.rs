@@ -119,6 +119,15 @@ pub const LESSONS: &[Lesson] = &[
         schema: "compensation",
         intended_failure: "a reservation released twice, released after it was consumed, or settled by more than one delivery, or a release that fails because it came before the reservation",
     },
+    Lesson {
+        number: "11",
+        key: "http-keys",
+        title: "Idempotency keys: the key is a row, the response is stored",
+        folder: "11-http-keys",
+        domain: "11-http-keys",
+        schema: "http_keys",
+        intended_failure: "one payment made twice under one idempotency key, when a client's retries overlap",
+    },
 ];
 
 /// Accepts `1`, `01`, the stable key or the folder name.

@@ -28,7 +28,12 @@ impl FailureCause {
         if matches!(error, sqlx::Error::PoolTimedOut) {
             return FailureCause::PoolExhausted;
         }
-        match code_of(error).as_deref() {
+        FailureCause::of_code(code_of(error).as_deref())
+    }
+
+    /// The cause a SQLSTATE names, when only the code travelled (in an HTTP problem, say).
+    pub fn of_code(code: Option<&str>) -> FailureCause {
+        match code {
             Some("40P01") => FailureCause::Deadlock,
             Some("40001") => FailureCause::Serialization,
             Some("55P03") => FailureCause::LockNotAvailable,

@@ -1,0 +1,156 @@
+//! Lesson 11's subjects, race and fault tests, and the checks of its shipped exercise.
+
+use http_keys::{Delivery, Handler, Subject, ViolationKind, scenarios, subject};
+
+use crate::Lesson;
+use crate::probe::{self, Probe};
+use crate::wrong_fix::{Failed, run_tests};
+
+pub const LESSON: Lesson = Lesson {
+    number: "11",
+    probes,
+};
+
+const EXERCISE_DIR: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../../exercises/11-http-keys"
+);
+const SOLUTION_DIR: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../../solutions/11-http-keys"
+);
+
+/// As shipped: the key looked up, then the payment made and the key remembered; a retry answered
+/// with the payment as it is now.
+pub fn exercise() -> Subject<impl Handler> {
+    subject!(crate::exercise_11::create_payment, EXERCISE_DIR)
+}
+
+pub fn solution() -> Subject<impl Handler> {
+    subject!(crate::solution_11::create_payment, SOLUTION_DIR)
+}
+
+include!(concat!(env!("OUT_DIR"), "/exercise_tests_11.rs"));
+
+/// The race and fault tests of the lesson, by their names in `exercise-tests.rs`: what `cargo
+/// repeat 11` runs over and over. The killed and cancelled requests are among them although
+/// the shipped exercise passes them: a fault test must pass the solution every run too.
+pub const REPEAT: &[&str] = &[
+    "a_retry_racing_an_uncommitted_first_request_pays_nothing",
+    "another_request_racing_an_uncommitted_first_is_refused",
+    "a_retry_that_stops_waiting_is_told_to_come_back",
+    "requests_released_together_pay_once",
+];
+
+/// The reason the shipped exercise must fail for: one key, more than one payment, when the
+/// requests overlapped. A setup error, a compile error or a timeout is never it.
+pub fn is_intended(kind: &ViolationKind) -> bool {
+    matches!(
+        kind,
+        ViolationKind::PaidTwice {
+            overlapped: true,
+            ..
+        }
+    )
+}
+
+fn probes() -> Vec<Probe> {
+    probe::probes_of(
+        TESTS,
+        CASES,
+        REPEAT,
+        scenarios::barrier_rounds,
+        play_on,
+        is_intended,
+        Delivery::round,
+    )
+}
+
+/// The lesson's whole suite, the tests of `exercise-tests.rs`, against `handler` (a wrong fix
+/// from `wrong-fixes/`) on the payments schema and `crate_migrations`: the tests that failed.
+pub async fn suite<H: Handler>(handler: H, crate_migrations: &'static str) -> Vec<Failed> {
+    let schema = [http_keys::__private::BASE_MIGRATIONS, crate_migrations];
+    let subject = || Subject::new(schema, handler.clone());
+    run_tests(TESTS, |test| play(test, subject())).await
+}
+
+#[cfg(test)]
+mod tests {
+    //! The shipped exercise pays twice whenever a client's retries overlap, every time, and for
+    //! no other reason in those tests; it answers a retry with the payment as it is now, and a
+    //! reused key with the first payment; a crash cannot tell it from the fix; the solution
+    //! passes everything. The failing traces are snapshotted beside this file: the book shows
+    //! them.
+
+    use http_keys::{Violation, ViolationKind, scenarios};
+
+    use crate::intended::{Complaint, expect, passing, trace};
+
+    const WHY: &str = "a key looked up by a read decides nothing while two requests overlap";
+
+    #[tokio::test]
+    async fn exercise_pays_twice_when_a_retry_races_the_first_request() -> Result<(), Complaint> {
+        let test = "a_retry_racing_an_uncommitted_first_request_pays_nothing";
+        let result = super::play(test, super::exercise()).await;
+        crate::snapshot!(exercise: "a_retry_racing_an_uncommitted_first_request_pays_nothing",
+            trace(expect(result, super::is_intended, WHY)?)?
+        );
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn exercise_pays_twice_for_retries_released_together() -> Result<(), Complaint> {
+        let result = scenarios::barrier(super::exercise(), 8).await;
+        expect(result, super::is_intended, WHY).map(drop)
+    }
+
+    /// The sequential tests catch the rest of what the exercise gets wrong: a retry answered
+    /// with the payment as it is now, and a reused key answered with the first payment.
+    #[tokio::test]
+    async fn exercise_answers_a_retry_and_a_reused_key_wrongly() -> Result<(), Complaint> {
+        let replay = super::play("a_retry_gets_the_first_response_byte_for_byte", super::exercise());
+        let reused = super::play("a_key_sent_with_another_request_is_refused", super::exercise());
+        match (replay.await, reused.await) {
+            (
+                Err(Violation {
+                    kind: ViolationKind::ReplayDiffers { .. },
+                    ..
+                }),
+                Err(Violation {
+                    kind: ViolationKind::KeyReusedNotRefused { .. },
+                    ..
+                }),
+            ) => Ok(()),
+            (replay, reused) => Err(Complaint(format!(
+                "expected ReplayDiffers and KeyReusedNotRefused; got {replay:?} and {reused:?}"
+            ))),
+        }
+    }
+
+    /// A crash cannot tell the broken handler from the fix (its payment and its key commit in
+    /// one transaction), nor can a client that chose another client's key.
+    #[tokio::test]
+    async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
+        scenarios::killed_half_way_then_retried(super::exercise()).await?;
+        scenarios::cancelled_half_way_then_retried(super::exercise()).await?;
+        scenarios::another_client_sends_the_same_key(super::exercise()).await?;
+        scenarios::another_client_does_not_wait(super::exercise()).await
+    }
+
+    /// The solution's passing traces, which the chapter shows. Only the solution's: a student's
+    /// correct handler may interleave differently (wait on another session) and must pass.
+    #[tokio::test]
+    async fn solution_traces_as_the_chapter_shows_them() -> Result<(), Complaint> {
+        for test in [
+            "a_retry_racing_an_uncommitted_first_request_pays_nothing",
+            "another_request_racing_an_uncommitted_first_is_refused",
+            "a_retry_that_stops_waiting_is_told_to_come_back",
+            "a_request_killed_half_way_leaves_its_key_free",
+            "another_clients_request_does_not_wait_for_ours",
+        ] {
+            let trace = passing(super::play(test, super::solution())).await?;
+            crate::snapshot!(format!("solution_{test}"), trace);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,166 @@
+//! The tests' side of the wire: a request as a client sends it ([`Call`]), and the API's answer
+//! as the client reads it ([`Answer`]). [`Http`] makes the handler under test a kit handler of
+//! calls: each call starts the API on the connection the kit gives it and sends the request with
+//! reqwest, so a scripted interleaving sees every request's transaction as one session, and a
+//! request goes through everything a real one does (routing, headers, the body, the status).
+
+use std::future::Future;
+
+use sqlx::PgPool;
+
+use crate::Handler;
+use crate::server::{REPLAYED, Server};
+
+/// One `POST /payments`, as a client sends it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Call {
+    pub client: String,
+    /// The `Idempotency-Key` header's value, exactly as sent.
+    pub key: String,
+    /// The body, exactly as sent.
+    pub body: String,
+}
+
+impl Call {
+    /// `client` asks for `amount_cents` in euros, under `key`.
+    pub fn payment(client: &str, key: &str, amount_cents: i64) -> Call {
+        Call {
+            client: client.into(),
+            key: key.into(),
+            body: format!(r#"{{"amount_cents": {amount_cents}, "currency": "eur"}}"#),
+        }
+    }
+}
+
+/// What the API answered, as the client read it: everything a retry must get back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    pub status: u16,
+    /// `Idempotent-Replayed: true`: the response stored for the key's first request.
+    pub replayed: bool,
+    pub retry_after: Option<String>,
+    pub content_type: Option<String>,
+    pub body: String,
+}
+
+/// A request the API could not answer: a 5xx (the handler failed), or no answer at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerError {
+    pub status: Option<u16>,
+    /// The problem's `sqlstate` member: what the database refused, if it did.
+    pub sqlstate: Option<String>,
+    pub detail: String,
+}
+
+/// The handler under test, behind the API, as a kit handler of [`Call`]s.
+#[derive(Clone)]
+pub struct Http<H>(pub H);
+
+impl<H: Handler> kit::Handler<Call> for Http<H> {
+    type Output = Result<Answer, ServerError>;
+
+    fn call(
+        &self,
+        pool: PgPool,
+        call: Call,
+    ) -> impl Future<Output = Self::Output> + Send + 'static + use<H> {
+        let handler = self.0.clone();
+        async move {
+            let server = (Server::start(pool, handler).await).map_err(|e| ServerError {
+                status: None,
+                sqlstate: None,
+                detail: format!("the API could not start: {e}"),
+            })?;
+            let answer = send(&server.url(), &call).await;
+            server.stop().await;
+            answer
+        }
+    }
+}
+
+/// Sends `call` to the API at `url`, as a client would.
+pub async fn send(url: &str, call: &Call) -> Result<Answer, ServerError> {
+    let unanswered = |e: reqwest::Error| ServerError {
+        status: None,
+        sqlstate: None,
+        detail: format!("no answer: {e}"),
+    };
+    let response = reqwest::Client::new()
+        .post(format!("{url}/payments"))
+        .header("authorization", format!("Bearer {}", call.client))
+        .header("idempotency-key", &call.key)
+        .header("content-type", "application/json")
+        .body(call.body.clone())
+        .send()
+        .await
+        .map_err(unanswered)?;
+    let status = response.status().as_u16();
+    let header = |name: &str| {
+        (response.headers().get(name))
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_string)
+    };
+    let replayed = header(REPLAYED).as_deref() == Some("true");
+    let retry_after = header("retry-after");
+    let content_type = header("content-type");
+    let body = response.text().await.map_err(unanswered)?;
+    if status >= 500 {
+        let problem: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
+        return Err(ServerError {
+            status: Some(status),
+            sqlstate: problem["sqlstate"].as_str().map(str::to_string),
+            detail: problem["detail"].as_str().unwrap_or(&body).to_string(),
+        });
+    }
+    Ok(Answer {
+        status,
+        replayed,
+        retry_after,
+        content_type,
+        body,
+    })
+}
+
+impl Answer {
+    /// The payment's id in a 201's body (`pay_17`), if the body has one.
+    pub fn payment_id(&self) -> Option<String> {
+        let body: serde_json::Value = serde_json::from_str(&self.body).ok()?;
+        body["id"].as_str().map(str::to_string)
+    }
+
+    /// How a trace shows the answer: `201 pay_1`, `201 pay_1 (replayed)`, `409 Retry-After: 1`.
+    pub fn shown(&self) -> String {
+        let mut shown = self.status.to_string();
+        if let Some(id) = self.payment_id() {
+            shown = format!("{shown} {id}");
+        } else if let Ok(problem) = serde_json::from_str::<serde_json::Value>(&self.body)
+            && let Some(kind) = problem["type"].as_str()
+        {
+            shown = format!("{shown} {kind}");
+        }
+        if self.replayed {
+            shown.push_str(" (replayed)");
+        }
+        if let Some(after) = &self.retry_after {
+            shown = format!("{shown}, Retry-After: {after}");
+        }
+        shown
+    }
+}
+
+/// How a trace shows what a call returned: as [`Answer::shown`], without the payment's id. Two
+/// requests that both pay, released by one commit, take their ids in either order, and a trace
+/// is written down in the book; the payments themselves, read back, are noted in id order.
+pub fn describe(outcome: &Result<Answer, ServerError>) -> String {
+    match outcome {
+        Ok(answer) => match answer.payment_id() {
+            Some(id) => answer.shown().replacen(&format!(" {id}"), "", 1),
+            None => answer.shown(),
+        },
+        Err(error) => match (error.status, &error.sqlstate) {
+            (Some(status), Some(code)) => format!("{status} (SQLSTATE {code})"),
+            (Some(status), None) => status.to_string(),
+            (None, _) => error.detail.clone(),
+        },
+    }
+}

@@ -1,0 +1,38 @@
+//! Lesson 11: an idempotency key is a row, and the response is stored with the effect.
+//!
+//! A payment API (`POST /payments`, axum, in [`server`]) creates a payment for an authenticated
+//! client. Clients retry: a timeout, a dropped connection, a deploy. Each request carries an
+//! `Idempotency-Key` the client made up for that one payment, and every retry carries the same
+//! one. The handler (`create_payment`, written by the student) must create each payment once
+//! per key, whatever retries arrive and however they overlap, answer every retry with the
+//! response the first request got, and refuse a key sent again with a different request. This
+//! crate is written once and run against the exercise and the solution:
+//!
+//! - [`PaymentRequest`] and [`Reply`]: what a handler receives and what it replies;
+//! - [`Payment`]: the effect, which the handler creates and shows, and which knows of no key;
+//! - [`server`]: the API in front of the handler, and what it refuses before the handler runs;
+//! - [`scenarios`]: the tests, each a story from chapter 11, over HTTP with a real client;
+//! - [`Violation`]: what a scenario caught, worded to teach.
+
+pub mod by_hand;
+mod http;
+mod judge;
+mod observe;
+mod payment;
+mod request;
+pub mod scenarios;
+pub mod server;
+mod subject;
+mod violation;
+
+pub use http::{Answer, Call, Http, ServerError};
+pub use payment::Payment;
+pub use request::{MAX_KEY_CHARS, NewPayment, PaymentRequest, Reply, Stored, check_key};
+pub use subject::{Handler, Subject};
+pub use violation::{Delivery, FailureCause, Violation, ViolationKind};
+
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::subject::BASE_MIGRATIONS;
+    pub use kit;
+}

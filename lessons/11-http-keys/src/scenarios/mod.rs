@@ -1,0 +1,84 @@
+//! Lesson 11's tests, each a story from chapter 11. Every scenario takes the subject (a handler
+//! and its schema), builds a fresh database, starts the API in front of the handler, sends its
+//! requests with a real HTTP client, and judges what came back and what payments the client has.
+
+mod barrier;
+mod failed;
+mod forced;
+mod neighbours;
+mod sequential;
+
+pub use barrier::{barrier, barrier_rounds};
+pub use failed::{cancelled_half_way_then_retried, killed_half_way_then_retried};
+pub use forced::{
+    another_request_races_an_uncommitted_first, retry_races_an_uncommitted_first,
+    retry_stops_waiting_for_the_first,
+};
+pub use neighbours::{another_client_does_not_wait, another_client_sends_the_same_key};
+pub use sequential::{key_sent_again_with_another_request, retried_after_a_refund};
+
+use kit::{Interleaving, TestDatabase};
+use sqlx::PgPool;
+
+use crate::judge::{Sent, verdict};
+use crate::observe::{Payments, summary};
+use crate::{Call, Delivery, Handler, Http, Subject, Violation};
+
+/// The client of every scenario but the neighbours', and its key for one payment.
+const CLIENT: &str = "acme";
+const KEY: &str = "3f1c9a52-pay-ord-1001";
+/// The payment the key stands for, in cents; a different request under it asks for another.
+const AMOUNT: i64 = 1500;
+const OTHER_AMOUNT: i64 = 2500;
+
+/// A fresh database with the subject's schema, and the test's own session on it.
+async fn prepare<H: Handler>(
+    subject: &Subject<H>,
+    during: Delivery,
+) -> Result<(TestDatabase, Payments), Violation> {
+    kit::prepare(&subject.schema, during, Payments::open).await
+}
+
+/// The key's payment, as the client first sends it.
+fn payment() -> Call {
+    Call::payment(CLIENT, KEY, AMOUNT)
+}
+
+/// How a trace shows a request: `POST /payments acme 3f1c…-pay-ord-1001 1500`.
+fn shown(call: &Call) -> String {
+    let amount: serde_json::Value = serde_json::from_str(&call.body).unwrap_or_default();
+    format!(
+        "POST /payments ({}, key {}, {} cents)",
+        call.client, call.key, amount["amount_cents"]
+    )
+}
+
+/// Sends `calls` one after the other, each once the last was answered, each to an API of its
+/// own on `pool` (as a client's retries reach whichever instance the load balancer picks).
+async fn send_each<H: Handler>(subject: &Subject<H>, pool: &PgPool, calls: &[Call]) -> Vec<Sent> {
+    let http = Http(subject.handler.clone());
+    let mut sent = Vec::new();
+    for call in calls {
+        let outcome = kit::Handler::call(&http, pool.clone(), call.clone()).await;
+        sent.push(Sent::new(call, outcome));
+    }
+    sent
+}
+
+/// Reads `client`'s payments back (noted in the trace, when the scenario has one) and judges
+/// the requests it sent under its key.
+async fn judge(
+    payments: &Payments,
+    client: &str,
+    sent: &[Sent],
+    during: Delivery,
+    overlapped: bool,
+    interleaving: Option<&mut Interleaving>,
+) -> Result<(), Violation> {
+    let rows = (payments.of(client).await).map_err(Violation::setup(during))?;
+    let trace = interleaving.map(|interleaving| {
+        interleaving.note(summary(client, &rows));
+        interleaving.trace().clone()
+    });
+    verdict(client, &rows, sent, overlapped).map_err(Violation::caught(during, trace.as_ref()))
+}

@@ -1,0 +1,296 @@
+//! The payment API: `POST /payments` in front of the handler, with axum. Everything a request
+//! can get wrong before the handler sees it is refused here, with a `400` (or `401`) whose body
+//! is an RFC 9457 problem, and nothing is written: a missing or malformed `Idempotency-Key`, a
+//! body that is not a payment. What the handler replies becomes the response: a stored one is
+//! sent as it was stored, byte for byte.
+
+use std::net::SocketAddr;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use sqlx::PgPool;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use crate::request::check_key;
+use crate::{Handler, NewPayment, PaymentRequest, Reply};
+
+/// The header that marks a response sent again for a retry (Stripe's name for it).
+pub const REPLAYED: &str = "idempotent-replayed";
+
+/// How long a client told "in flight" waits before it tries again, in seconds.
+pub const RETRY_AFTER_SECONDS: u32 = 1;
+
+/// The API's routes, on `pool`, answering with `handler`.
+pub fn router<H: Handler>(pool: PgPool, handler: H) -> Router {
+    Router::new()
+        .route("/payments", post(create_payment::<H>))
+        .with_state(Api { pool, handler })
+}
+
+#[derive(Clone)]
+struct Api<H> {
+    pool: PgPool,
+    handler: H,
+}
+
+async fn create_payment<H: Handler>(
+    State(api): State<Api<H>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let request = match accept(&headers, &body) {
+        Ok(request) => request,
+        Err(problem) => return problem.into_response(),
+    };
+    match api.handler.call(api.pool, request).await {
+        Ok(reply) => respond(reply),
+        Err(error) => Problem {
+            // What the database refused, by its SQLSTATE: a workbook's API says it, so that
+            // the tests (and you, with curl) can read why; a public API would log it instead.
+            sqlstate: kit::code_of(&error),
+            ..Problem::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "handler-failed",
+                "The payment could not be created",
+                format!(
+                    "the handler failed ({}); nothing it did was committed, so the request may \
+                     be sent again with the same key",
+                    kit::describe_sqlx(&error)
+                ),
+            )
+        }
+        .into_response(),
+    }
+}
+
+/// The checks every request passes before the handler sees it.
+fn accept(headers: &HeaderMap, body: &[u8]) -> Result<PaymentRequest, Problem> {
+    let bad = |slug, detail: String| {
+        Problem::new(
+            StatusCode::BAD_REQUEST,
+            slug,
+            "The request is malformed",
+            detail,
+        )
+    };
+    let client = (headers.get(header::AUTHORIZATION))
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Bearer "))
+        .filter(|client| !client.is_empty() && client.bytes().all(|b| b.is_ascii_graphic()))
+        .ok_or_else(Problem::unauthenticated)?;
+    let key = headers
+        .get("idempotency-key")
+        .ok_or_else(|| {
+            bad(
+                "idempotency-key-missing",
+                "POST /payments needs an Idempotency-Key header: a string the client makes up \
+                 once per payment and sends again with every retry of it"
+                    .into(),
+            )
+        })?
+        .to_str()
+        .map_err(|_| {
+            bad(
+                "idempotency-key-malformed",
+                "the Idempotency-Key header is not visible ASCII".into(),
+            )
+        })?;
+    let key = check_key(key).map_err(|why| {
+        bad(
+            "idempotency-key-malformed",
+            format!("the Idempotency-Key header is refused: {why}"),
+        )
+    })?;
+    let payment: NewPayment = serde_json::from_slice(body).map_err(|e| {
+        bad(
+            "body-malformed",
+            format!(
+                "the body is not a payment ({e}); expected JSON like {{\"amount_cents\": 1500, \
+                 \"currency\": \"eur\", \"description\": \"optional\"}}"
+            ),
+        )
+    })?;
+    if payment.amount_cents <= 0 {
+        return Err(bad(
+            "body-malformed",
+            format!(
+                "amount_cents is {}; a payment is for at least one cent",
+                payment.amount_cents
+            ),
+        ));
+    }
+    if payment.currency.len() != 3 || !payment.currency.bytes().all(|b| b.is_ascii_lowercase()) {
+        return Err(bad(
+            "body-malformed",
+            format!(
+                "currency is {:?}; a currency is three lowercase letters (\"eur\")",
+                payment.currency
+            ),
+        ));
+    }
+    Ok(PaymentRequest::new(client, key, payment))
+}
+
+/// The handler's reply, as HTTP.
+fn respond(reply: Reply) -> Response {
+    match reply {
+        Reply::Created(stored) => stored_response(stored.status, stored.body, false),
+        Reply::Replayed(stored) => stored_response(stored.status, stored.body, true),
+        Reply::KeyReused => Problem::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "idempotency-key-reused",
+            "This idempotency key was used for another request",
+            "the key was first sent with a different request (method, path or body); a key \
+             stands for one request, so send a new payment with a new key"
+                .into(),
+        )
+        .into_response(),
+        Reply::InFlight => {
+            let mut response = Problem::new(
+                StatusCode::CONFLICT,
+                "idempotency-key-in-flight",
+                "A request with this idempotency key is still being processed",
+                "the first request with this key has not finished; send this one again later"
+                    .into(),
+            )
+            .into_response();
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECONDS));
+            response
+        }
+    }
+}
+
+fn stored_response(status: u16, body: String, replayed: bool) -> Response {
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = (status, body).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    if replayed {
+        headers.insert(REPLAYED, HeaderValue::from_static("true"));
+    }
+    response
+}
+
+/// An RFC 9457 problem: `type` names the kind of problem (a URI reference, relative to the
+/// API), `title` says it for people, `detail` says what was wrong with this request.
+struct Problem {
+    status: StatusCode,
+    slug: &'static str,
+    title: &'static str,
+    detail: String,
+    /// An extension member of the problem, for a failed handler.
+    sqlstate: Option<String>,
+}
+
+impl Problem {
+    fn new(status: StatusCode, slug: &'static str, title: &'static str, detail: String) -> Self {
+        Problem {
+            status,
+            slug,
+            title,
+            detail,
+            sqlstate: None,
+        }
+    }
+
+    fn unauthenticated() -> Self {
+        Problem::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthenticated",
+            "No client is authenticated",
+            "send Authorization: Bearer <your client id>".into(),
+        )
+    }
+}
+
+impl IntoResponse for Problem {
+    fn into_response(self) -> Response {
+        let mut body = serde_json::json!({
+            "type": format!("/problems/{}", self.slug),
+            "title": self.title,
+            "status": self.status.as_u16(),
+            "detail": self.detail,
+        });
+        if let Some(code) = self.sqlstate {
+            body["sqlstate"] = code.into();
+        }
+        let mut response = (self.status, body.to_string()).into_response();
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/problem+json"),
+        );
+        if self.status == StatusCode::UNAUTHORIZED {
+            (response.headers_mut())
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        response
+    }
+}
+
+/// The API, listening on an ephemeral port of 127.0.0.1 until dropped (or [`Server::stop`]).
+pub struct Server {
+    addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: JoinHandle<std::io::Result<()>>,
+}
+
+impl Server {
+    /// Serves `handler` on `pool`.
+    pub async fn start<H: Handler>(pool: PgPool, handler: H) -> std::io::Result<Server> {
+        Server::start_on("127.0.0.1:0", pool, handler).await
+    }
+
+    /// Serves `handler` on `pool`, at `addr` (`127.0.0.1:0` for any free port).
+    pub async fn start_on<H: Handler>(
+        addr: &str,
+        pool: PgPool,
+        handler: H,
+    ) -> std::io::Result<Server> {
+        let listener = TcpListener::bind(addr).await?;
+        let addr = listener.local_addr()?;
+        let (stop, stopped) = oneshot::channel();
+        let app = router(pool, handler);
+        let task = tokio::spawn(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(async {
+                    let _ = stopped.await;
+                })
+                .await
+        });
+        Ok(Server {
+            addr,
+            stop: Some(stop),
+            task,
+        })
+    }
+
+    /// `http://127.0.0.1:<port>`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Stops listening, and returns once every request in progress has been answered.
+    pub async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        let _ = (&mut self.task).await;
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}

@@ -1,0 +1,205 @@
+use std::fmt;
+
+use kit::{Common, Explain, Speaks, Topic, Words};
+
+use crate::Answer;
+
+pub use kit::{Delivery, FailureCause};
+
+/// What a scenario caught, and how the requests were sent when it did. Its `Display` (and its
+/// `Debug`, which is what a failing test prints) is the teaching message: what happened, why it
+/// is wrong, and where the book explains it.
+pub type Violation = kit::Violation<ViolationKind, Delivery>;
+
+/// Lesson 11's chapter, for [`see`].
+const LESSON: &str = "11";
+
+fn see(section: &str) -> String {
+    kit::see(LESSON, section)
+}
+
+#[derive(Debug)]
+pub enum ViolationKind {
+    /// One key, and `payments` payments for it; `created` answers said 201 without being
+    /// marked as replays.
+    PaidTwice {
+        client: String,
+        payments: usize,
+        created: usize,
+        /// Whether the requests overlapped (a race), or each came after the last had finished.
+        overlapped: bool,
+    },
+    /// Every request is over and the key's client has no payment.
+    NeverPaid {
+        client: String,
+        answers: Vec<String>,
+    },
+    /// A retry of the request that created the payment got a body other than the first one.
+    ReplayDiffers { first: String, again: String },
+    /// A retry got the first response, but not marked `Idempotent-Replayed: true`.
+    ReplayNotMarked { first: String, again: String },
+    /// A retry of the request that created the payment was refused.
+    SameRequestRefused { answer: String, body: String },
+    /// A different request under a used key got something other than a 422.
+    KeyReusedNotRefused { answer: String, body: String },
+    /// A 409 without `Retry-After`.
+    InFlightWithoutRetryAfter { answer: String },
+    /// A client was answered with a payment that is not its own.
+    NotItsPayment {
+        client: String,
+        answer: String,
+        payment: String,
+    },
+    /// What any lesson can catch: a failed or stuck request, a hidden failure, a test that
+    /// could not run.
+    Common(Common<Answer>),
+}
+
+impl Speaks for ViolationKind {
+    const WORDS: Words = Words {
+        call: "request",
+        caller: "client",
+        code: "handler",
+        aggregate: "key",
+        retrier: "client",
+        lost: "the payment the client believes in was never made",
+        reporting_rule: "A request whose work did not commit must fail (a 5xx), so that the \
+                         client sends it again with the same key.",
+        second_process: "a second instance of the API",
+    };
+
+    fn see(topic: Topic) -> String {
+        match topic {
+            Topic::OneProcess | Topic::Neighbours => see("One payment per key"),
+            Topic::Reporting => see("A failed request leaves its key free"),
+            Topic::Failed(FailureCause::Cancelled | FailureCause::LockNotAvailable) => {
+                see("While the first request is in flight")
+            }
+            Topic::Failed(_) => see("A failed request leaves its key free"),
+        }
+    }
+
+    fn meaning(cause: FailureCause) -> Option<&'static str> {
+        match cause {
+            FailureCause::Cancelled | FailureCause::LockNotAvailable => Some(
+                "The request's wait was cut short (as statement_timeout or lock_timeout cuts \
+                 it) while another request under its key had not finished. Nothing was done, \
+                 and the first request may still succeed: the client needs to hear \"in \
+                 flight, come back later\" (409 with Retry-After), not that the API failed.",
+            ),
+            _ => None,
+        }
+    }
+}
+
+impl Explain<Delivery> for ViolationKind {
+    kit::common_kinds!(Answer);
+
+    fn explain(&self, during: &Delivery, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !matches!(self, ViolationKind::Common(Common::Setup(_))) {
+            write!(f, "{during}: ")?;
+        }
+        match self {
+            ViolationKind::PaidTwice {
+                client,
+                payments,
+                created,
+                overlapped,
+            } => {
+                write!(
+                    f,
+                    "{client} sent its requests under one idempotency key, and now has \
+                     {payments} payments; {created} response(s) said 201 as if each had created \
+                     one.\nThe key is there to make a retry safe, and the client was charged \
+                     once per request anyway. "
+                )?;
+                if *overlapped {
+                    write!(
+                        f,
+                        "The requests overlapped, and more than one decided that the key was \
+                         new: whatever each consulted could not show it a request that had not \
+                         committed yet. Only a claim the database itself arbitrates (a unique \
+                         key that makes the second claim wait, then fail) decides between two \
+                         requests that are both still running."
+                    )?;
+                } else {
+                    write!(
+                        f,
+                        "The retry came after the first request had committed, and still \
+                         created a payment: the key did not commit with the first payment, or \
+                         the retry looked for it under something other than its client and key."
+                    )?;
+                }
+                write!(f, "\n{}", see("One payment per key"))
+            }
+            ViolationKind::NeverPaid { client, answers } => write!(
+                f,
+                "every request is over and {client} has no payment; the API answered: {}.\n\
+                 A key that the API still treats as taken, with no payment and no response \
+                 behind it, turns every retry away: the client can never pay under it. \
+                 Whatever a request that failed did to its key must be undone with the rest of \
+                 its work.\n{}",
+                answers.join("; "),
+                see("A failed request leaves its key free")
+            ),
+            ViolationKind::ReplayDiffers { first, again } => write!(
+                f,
+                "a retry of the request that created the payment got a different body than the \
+                 first response.\n  first: {first}\n  retry: {again}\n\
+                 The client sends a retry because it did not get the first response, or could \
+                 not trust it: the retry must give it that response, as it was, whatever \
+                 happened to the payment since (a refund, say). A response built again from \
+                 the payment as it is now is a different answer to the same request.\n{}",
+                see("The response is stored with the payment")
+            ),
+            ViolationKind::ReplayNotMarked { first, again } => write!(
+                f,
+                "a retry got the first response ({again}, after {first}), but not marked as a \
+                 replay: no `Idempotent-Replayed: true`. The body is right; the client cannot \
+                 tell that it created nothing, and a client that counts payments by 201s counts \
+                 this one twice.\n{}",
+                see("The response is stored with the payment")
+            ),
+            ViolationKind::SameRequestRefused { answer, body } => write!(
+                f,
+                "a retry of the very request that created the payment was answered {answer}: \
+                 {body}\n\
+                 The same key with the same request (the same method, path and body, whatever \
+                 the order of its JSON fields or its whitespace) is a retry, and gets the first \
+                 response back.\n{}",
+                see("A key stands for one request")
+            ),
+            ViolationKind::KeyReusedNotRefused { answer, body } => write!(
+                f,
+                "a different request (another amount) came under a key already used, and was \
+                 answered {answer}: {body}\n\
+                 The client believes it made a second payment, and it got the first one's \
+                 response, or the first one's key did something else. A key stands for one \
+                 request: the same key with a different request is a bug in the client, and is \
+                 refused (422), whenever it arrives, also while the first request is still \
+                 being written.\n{}",
+                see("A key stands for one request")
+            ),
+            ViolationKind::InFlightWithoutRetryAfter { answer } => write!(
+                f,
+                "a request was told its key is in flight ({answer}) with no Retry-After header: \
+                 the client learns that it should come back, not when.\n{}",
+                see("While the first request is in flight")
+            ),
+            ViolationKind::NotItsPayment {
+                client,
+                answer,
+                payment,
+            } => write!(
+                f,
+                "{client} was answered {answer}, and its own payment is {payment}: the response \
+                 belongs to another payment, perhaps another client's.\n\
+                 Two clients choose their keys without asking each other, and may choose the \
+                 same one; a key is unique within its client, never across clients, or one \
+                 client is shown another's payment.\n{}",
+                see("A key belongs to its client")
+            ),
+            ViolationKind::Common(common) => common.explain::<Self>(f),
+        }
+    }
+}
