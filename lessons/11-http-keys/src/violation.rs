@@ -70,12 +70,16 @@ impl Speaks for ViolationKind {
 
     fn see(topic: Topic) -> String {
         match topic {
-            Topic::OneProcess | Topic::Neighbours => see("One payment per key"),
+            Topic::OneProcess => see("One payment per key"),
+            Topic::Neighbours => see("A key belongs to its client"),
             Topic::Reporting => see("A failed request leaves its key free"),
             Topic::Failed(FailureCause::Cancelled | FailureCause::LockNotAvailable) => {
                 see("While the first request is in flight")
             }
-            Topic::Failed(_) => see("A failed request leaves its key free"),
+            Topic::Failed(FailureCause::PoolExhausted) => {
+                see("The response is stored with the payment")
+            }
+            Topic::Failed(_) => see("One payment per key"),
         }
     }
 
@@ -132,16 +136,31 @@ impl Explain<Delivery> for ViolationKind {
                 }
                 write!(f, "\n{}", see("One payment per key"))
             }
-            ViolationKind::NeverPaid { client, answers } => write!(
-                f,
-                "every request is over and {client} has no payment; the API answered: {}.\n\
-                 A key that the API still treats as taken, with no payment and no response \
-                 behind it, turns every retry away: the client can never pay under it. \
-                 Whatever a request that failed did to its key must be undone with the rest of \
-                 its work.\n{}",
-                answers.join("; "),
-                see("A failed request leaves its key free")
-            ),
+            ViolationKind::NeverPaid { client, answers } => {
+                write!(
+                    f,
+                    "every request is over and {client} has no payment; the API answered: {}.\n",
+                    answers.join("; ")
+                )?;
+                if answers.iter().all(|answer| answer.starts_with("409")) {
+                    write!(
+                        f,
+                        "The API still treats the key as taken, with no payment and no response \
+                         behind it, and turns every retry away: the client can never pay under \
+                         it. Whatever a request that failed did to its key must be undone with \
+                         the rest of its work.\n{}",
+                        see("A failed request leaves its key free")
+                    )
+                } else {
+                    write!(
+                        f,
+                        "The client was answered, and nothing it was answered about is in the \
+                         payments table: whatever made those answers did not commit a \
+                         payment.\n{}",
+                        see("The response is stored with the payment")
+                    )
+                }
+            }
             ViolationKind::ReplayDiffers { first, again } => write!(
                 f,
                 "a retry of the request that created the payment got a different body than the \

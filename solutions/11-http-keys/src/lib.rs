@@ -21,7 +21,7 @@ pub async fn create_payment(pool: &PgPool, request: &PaymentRequest) -> Result<R
         .await?;
     let claim = sqlx::query(
         "INSERT INTO idempotency_keys (client_id, key, request) VALUES ($1, $2, $3)
-         ON CONFLICT (client_id, key) DO NOTHING",
+         ON CONFLICT DO NOTHING",
     )
     .bind(request.client())
     .bind(request.key())
