@@ -33,7 +33,7 @@ impl Call {
 }
 
 /// What the API answered, as the client read it: everything a retry must get back.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct Answer {
     pub status: u16,
     /// `Idempotent-Replayed: true`: the response stored for the key's first request.
@@ -41,6 +41,13 @@ pub struct Answer {
     pub retry_after: Option<String>,
     pub content_type: Option<String>,
     pub body: String,
+}
+
+/// A message shows an answer as a trace does: `201 pay_1 (replayed)`.
+impl std::fmt::Debug for Answer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.shown())
+    }
 }
 
 /// A request the API could not answer: a 5xx (the handler failed), or no answer at all.

@@ -99,7 +99,6 @@ pub(crate) fn verdict(
             return Err(ViolationKind::NotItsPayment {
                 client: client.into(),
                 answer: shown,
-                payment: payment.id.clone(),
             });
         }
         let first = *first.get_or_insert(answer);

@@ -294,3 +294,198 @@ impl Drop for Server {
         self.task.abort();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! What the API refuses before the handler runs, over HTTP: each refusal is a 4xx with an
+    //! RFC 9457 problem saying what was wrong, and the handler is never called, so nothing is
+    //! written.
+
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::Stored;
+
+    /// Answers 201 and counts its calls: the API, not a handler, is under test here.
+    fn counting() -> (Arc<AtomicUsize>, impl Handler) {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&calls);
+        let handler = move |_: PgPool, _: PaymentRequest| {
+            let counted = Arc::clone(&counted);
+            async move {
+                counted.fetch_add(1, Ordering::SeqCst);
+                Ok(Reply::Created(Stored {
+                    status: 201,
+                    body: "{}".into(),
+                }))
+            }
+        };
+        (calls, handler)
+    }
+
+    async fn api(handler: impl Handler) -> Server {
+        // The handler under test never touches it: a pool that connects lazily, to nowhere.
+        let pool = sqlx::postgres::PgPoolOptions::new()
+            .connect_lazy("postgres://nobody@127.0.0.1:1/none")
+            .expect("a lazy pool");
+        Server::start(pool, handler).await.expect("the API starts")
+    }
+
+    async fn post(
+        server: &Server,
+        headers: &[(&str, &str)],
+        body: &str,
+    ) -> (u16, Option<String>, serde_json::Value) {
+        let mut request = reqwest::Client::new()
+            .post(format!("{}/payments", server.url()))
+            .body(body.to_string());
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let response = request.send().await.expect("an answer");
+        let status = response.status().as_u16();
+        let content_type = (response.headers().get("content-type"))
+            .map(|v| v.to_str().unwrap_or_default().to_string());
+        let body = response.text().await.expect("a body");
+        (
+            status,
+            content_type,
+            serde_json::from_str(&body).unwrap_or_default(),
+        )
+    }
+
+    const BODY: &str = r#"{"amount_cents": 1500, "currency": "eur"}"#;
+
+    #[tokio::test]
+    async fn each_bad_request_is_refused_with_a_problem_and_never_reaches_the_handler() {
+        let (calls, handler) = counting();
+        let server = api(handler).await;
+        let auth = ("authorization", "Bearer acme");
+        let long_key = "k".repeat(256);
+        // The headers, the body, the status and the problem's type.
+        type Case<'a> = (Vec<(&'a str, &'a str)>, &'a str, u16, &'a str);
+        let cases: Vec<Case> = vec![
+            (
+                vec![("idempotency-key", "k-1")],
+                BODY,
+                401,
+                "unauthenticated",
+            ),
+            (vec![auth], BODY, 400, "idempotency-key-missing"),
+            (
+                vec![auth, ("idempotency-key", "")],
+                BODY,
+                400,
+                "idempotency-key-malformed",
+            ),
+            (
+                vec![auth, ("idempotency-key", &long_key)],
+                BODY,
+                400,
+                "idempotency-key-malformed",
+            ),
+            (
+                vec![auth, ("idempotency-key", "k 1")],
+                BODY,
+                400,
+                "idempotency-key-malformed",
+            ),
+            (
+                vec![auth, ("idempotency-key", "k-1")],
+                "{\"amount_cents\":",
+                400,
+                "body-malformed",
+            ),
+            (
+                vec![auth, ("idempotency-key", "k-1")],
+                r#"{"amount_cents": 1500, "currency": "eur", "tip": 1}"#,
+                400,
+                "body-malformed",
+            ),
+            (
+                vec![auth, ("idempotency-key", "k-1")],
+                r#"{"amount_cents": 0, "currency": "eur"}"#,
+                400,
+                "body-malformed",
+            ),
+            (
+                vec![auth, ("idempotency-key", "k-1")],
+                r#"{"amount_cents": 1500, "currency": "EURO"}"#,
+                400,
+                "body-malformed",
+            ),
+        ];
+        for (headers, body, status, problem) in cases {
+            let (got, content_type, problem_body) = post(&server, &headers, body).await;
+            let what = format!("{headers:?} {body}: {got} {problem_body}");
+            assert_eq!(got, status, "{what}");
+            assert_eq!(
+                content_type.as_deref(),
+                Some("application/problem+json"),
+                "{what}"
+            );
+            assert_eq!(
+                problem_body["type"],
+                format!("/problems/{problem}"),
+                "{what}"
+            );
+            assert_eq!(problem_body["status"], status, "{what}");
+            assert!(
+                problem_body["detail"]
+                    .as_str()
+                    .is_some_and(|d| !d.is_empty()),
+                "{what}"
+            );
+        }
+        assert_eq!(
+            calls.load(Ordering::SeqCst),
+            0,
+            "a refused request reached the handler"
+        );
+        server.stop().await;
+    }
+
+    #[tokio::test]
+    async fn a_good_request_reaches_the_handler_with_its_client_and_key() {
+        let (calls, handler) = counting();
+        let server = api(handler).await;
+        let headers = [
+            ("authorization", "Bearer acme"),
+            ("idempotency-key", "\"k-1\""),
+        ];
+        let (status, content_type, _) = post(&server, &headers, BODY).await;
+        assert_eq!(
+            (status, content_type.as_deref()),
+            (201, Some("application/json"))
+        );
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+        server.stop().await;
+    }
+
+    #[tokio::test]
+    async fn in_flight_is_a_409_with_retry_after_and_reuse_a_422() {
+        for (reply, status, retry_after) in [
+            (Reply::InFlight, 409, Some("1")),
+            (Reply::KeyReused, 422, None),
+        ] {
+            let handler = move |_: PgPool, _: PaymentRequest| {
+                let reply = reply.clone();
+                async move { Ok(reply) }
+            };
+            let server = api(handler).await;
+            let response = reqwest::Client::new()
+                .post(format!("{}/payments", server.url()))
+                .header("authorization", "Bearer acme")
+                .header("idempotency-key", "k-1")
+                .body(BODY)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status().as_u16(), status);
+            let header = response.headers().get("retry-after");
+            assert_eq!(header.map(|v| v.to_str().unwrap()), retry_after);
+            server.stop().await;
+        }
+    }
+}

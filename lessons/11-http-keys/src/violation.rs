@@ -45,14 +45,10 @@ pub enum ViolationKind {
     /// A 409 without `Retry-After`.
     InFlightWithoutRetryAfter { answer: String },
     /// A client was answered with a payment that is not its own.
-    NotItsPayment {
-        client: String,
-        answer: String,
-        payment: String,
-    },
+    NotItsPayment { client: String, answer: String },
     /// What any lesson can catch: a failed or stuck request, a hidden failure, a test that
     /// could not run.
-    Common(Common<Answer>),
+    Common(Common<Box<Answer>>),
 }
 
 impl Speaks for ViolationKind {
@@ -97,7 +93,7 @@ impl Speaks for ViolationKind {
 }
 
 impl Explain<Delivery> for ViolationKind {
-    kit::common_kinds!(Answer);
+    kit::common_kinds!(Box<Answer>);
 
     fn explain(&self, during: &Delivery, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if !matches!(self, ViolationKind::Common(Common::Setup(_))) {
@@ -137,9 +133,9 @@ impl Explain<Delivery> for ViolationKind {
                 write!(f, "\n{}", see("One payment per key"))
             }
             ViolationKind::NeverPaid { client, answers } => {
-                write!(
+                writeln!(
                     f,
-                    "every request is over and {client} has no payment; the API answered: {}.\n",
+                    "every request is over and {client} has no payment; the API answered: {}.",
                     answers.join("; ")
                 )?;
                 if answers.iter().all(|answer| answer.starts_with("409")) {
@@ -205,14 +201,10 @@ impl Explain<Delivery> for ViolationKind {
                  the client learns that it should come back, not when.\n{}",
                 see("While the first request is in flight")
             ),
-            ViolationKind::NotItsPayment {
-                client,
-                answer,
-                payment,
-            } => write!(
+            ViolationKind::NotItsPayment { client, answer } => write!(
                 f,
-                "{client} was answered {answer}, and its own payment is {payment}: the response \
-                 belongs to another payment, perhaps another client's.\n\
+                "{client} was answered {answer}, and that is not a payment of {client}'s: the \
+                 response belongs to another payment, perhaps another client's.\n\
                  Two clients choose their keys without asking each other, and may choose the \
                  same one; a key is unique within its client, never across clients, or one \
                  client is shown another's payment.\n{}",

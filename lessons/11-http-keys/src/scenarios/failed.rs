@@ -67,6 +67,6 @@ async fn failed_then_retried<H: Handler>(
     .await?;
     // A 409 from the failed request sends its client back later, and the retry made the
     // payment: nothing is lost. Any other answer is one the client acts on as final.
-    let hidden = hidden.filter(|answer| answer.status != 409);
+    let hidden = hidden.filter(|answer| answer.status != 409).map(Box::new);
     Violation::unless_failure_hidden(hidden, fault, during, interleaving.trace())
 }
