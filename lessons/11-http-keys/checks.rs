@@ -32,13 +32,16 @@ pub fn solution() -> Subject<impl Handler> {
 
 include!(concat!(env!("OUT_DIR"), "/exercise_tests_11.rs"));
 
-/// The race and fault tests of the lesson, by their names in `exercise-tests.rs`: what `cargo
-/// repeat 11` runs over and over. The killed and cancelled requests are among them although
-/// the shipped exercise passes them: a fault test must pass the solution every run too.
+/// The race tests of the lesson, by their names in `exercise-tests.rs`: what `cargo repeat 11`
+/// runs over and over, counting the shipped exercise caught for the lesson's reason. Not among
+/// them: the killed and cancelled requests and the other client's request, which the shipped
+/// exercise passes, and the retry that stops waiting, which it fails for another reason (its
+/// retry, cut short while waiting to pay a second time, answers 500). Those exist for the wrong
+/// fixes; the solution must pass them every run too, which the closing note of the lesson's pull
+/// request measured.
 pub const REPEAT: &[&str] = &[
     "a_retry_racing_an_uncommitted_first_request_pays_nothing",
     "another_request_racing_an_uncommitted_first_is_refused",
-    "a_retry_that_stops_waiting_is_told_to_come_back",
     "requests_released_together_pay_once",
 ];
 
