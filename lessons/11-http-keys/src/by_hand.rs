@@ -62,7 +62,7 @@ impl<H: Handler> kit::deliver::Feed for RequestFeed<H> {
     async fn deliver(&self, pool: &PgPool, call: Call) -> Result<String, String> {
         let server = (Server::start(pool.clone(), self.handler.clone()).await)
             .map_err(|e| format!("the payment API could not start: {e}"))?;
-        let outcome = send(&server.url(), &call).await;
+        let outcome = send(&reqwest::Client::new(), &server.url(), &call).await;
         server.stop().await;
         let answer = outcome.as_ref().map_err(|_| describe(&outcome))?;
         let detail = match answer.status {

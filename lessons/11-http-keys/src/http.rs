@@ -78,21 +78,23 @@ impl<H: Handler> kit::Handler<Call> for Http<H> {
                 sqlstate: None,
                 detail: format!("the API could not start: {e}"),
             })?;
-            let answer = send(&server.url(), &call).await;
+            let answer = send(&reqwest::Client::new(), &server.url(), &call).await;
             server.stop().await;
             answer
         }
     }
 }
 
-/// Sends `call` to the API at `url`, as a client would.
-pub async fn send(url: &str, call: &Call) -> Result<Answer, ServerError> {
+/// Sends `call` to the API at `url` with `client`, as a client would. One client keeps its
+/// connections open for the next request to the same API: a barrier's rounds reuse them rather
+/// than open (and leave in TIME_WAIT) a connection per request.
+pub async fn send(client: &reqwest::Client, url: &str, call: &Call) -> Result<Answer, ServerError> {
     let unanswered = |e: reqwest::Error| ServerError {
         status: None,
         sqlstate: None,
         detail: format!("no answer: {e}"),
     };
-    let response = reqwest::Client::new()
+    let response = client
         .post(format!("{url}/payments"))
         .header("authorization", format!("Bearer {}", call.client))
         .header("idempotency-key", &call.key)

@@ -46,6 +46,7 @@ pub async fn barrier<H: Handler>(subject: Subject<H>, workers: usize) -> Result<
         })
     })?;
     let url = server.url();
+    let client = reqwest::Client::new();
     for round in 1..=rounds {
         let during = Delivery::Barrier {
             workers,
@@ -55,8 +56,8 @@ pub async fn barrier<H: Handler>(subject: Subject<H>, workers: usize) -> Result<
         };
         let call = Call::payment(&format!("client-{round}"), KEY, 1500);
         let outcomes = kit::release_together(workers, |_| {
-            let (url, call) = (url.clone(), call.clone());
-            async move { send(&url, &call).await }
+            let (client, url, call) = (client.clone(), url.clone(), call.clone());
+            async move { send(&client, &url, &call).await }
         })
         .await;
         let sent: Vec<Sent> = (outcomes.into_iter())
