@@ -3,6 +3,7 @@ use kit::Script;
 use super::{CLIENT, KEY, OTHER_AMOUNT, judge, payment, prepare, send_each, shown};
 use crate::http::describe;
 use crate::judge::Sent;
+use crate::observe::Payments;
 use crate::{Call, Delivery, Handler, Http, Subject, Violation};
 
 /// The holder's lock on acme's row: a request of acme's stops as it charges acme, with whatever
@@ -65,17 +66,7 @@ async fn raced<H: Handler>(
     // ANCHOR_END: race_script
     let (mut interleaving, ran) = kit::play(&db, script, permutation, describe, during).await?;
     let sent = sent_by(ran.outcomes, &[("api-1", &first), ("api-2", &second)]);
-    judge(
-        &payments,
-        CLIENT,
-        &sent,
-        during,
-        true,
-        Some(&mut interleaving),
-    )
-    .await?;
-    kit::passing_trace(interleaving.trace());
-    Ok(())
+    judge_the_race(&payments, &sent, during, &mut interleaving).await
 }
 
 // ANCHOR: stops_waiting
@@ -111,13 +102,24 @@ pub async fn retry_stops_waiting_for_the_first<H: Handler>(
         interleaving.note(format!("acme sent it again: {}", describe(&again.outcome)));
     }
     sent.extend(later);
+    judge_the_race(&payments, &sent, during, &mut interleaving).await
+}
+
+/// A race's end: acme's requests under its key judged, with what the payments table holds
+/// noted in the trace; a pass offers the trace to the chapters.
+async fn judge_the_race(
+    payments: &Payments,
+    sent: &[Sent],
+    during: Delivery,
+    interleaving: &mut kit::Interleaving,
+) -> Result<(), Violation> {
     judge(
-        &payments,
+        payments,
         CLIENT,
-        &sent,
+        sent,
         during,
         true,
-        Some(&mut interleaving),
+        Some(&mut *interleaving),
     )
     .await?;
     kit::passing_trace(interleaving.trace());
