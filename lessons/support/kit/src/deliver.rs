@@ -182,7 +182,7 @@ pub fn main<F: Feed>(feed: F, schema: Schema) -> ExitCode {
         .build()
         .expect("a runtime");
     runtime.block_on(async {
-        let pool = match prepare(&arguments, &schema).await {
+        let pool = match lesson_database(&arguments.database, arguments.fresh, &schema).await {
             Ok(pool) => pool,
             Err(error) => {
                 eprintln!("error: {error}");
@@ -252,16 +252,7 @@ impl Arguments {
             }
         }
         let database = database.ok_or("--database NAME is required")?;
-        // It is spliced into CREATE/DROP DATABASE, which take no parameters.
-        if database.is_empty()
-            || !database
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_')
-        {
-            return Err(format!(
-                "{database:?} is not a database name the workbook uses"
-            ));
-        }
+        check_database_name(&database)?;
         Ok(Arguments {
             database,
             fresh,
@@ -270,27 +261,37 @@ impl Arguments {
     }
 }
 
-/// The lesson's database on the development server: created (afresh with `--fresh`) and
-/// migrated to the lesson's schema.
-async fn prepare(arguments: &Arguments, schema: &Schema) -> Result<PgPool, String> {
-    let pool = open(arguments).await.map_err(|e| e.to_string())?;
+/// A name the workbook gives its databases (`workbook_11_mine`), or why `name` is not one. It is
+/// spliced into CREATE/DROP DATABASE, which take no parameters.
+pub fn check_database_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(format!("{name:?} is not a database name the workbook uses"));
+    }
+    Ok(())
+}
+
+/// A lesson's database on the development server (`cargo workbook db start`), as `deliver` and
+/// `serve` use it: created (afresh with `fresh`) and migrated to the lesson's schema. The error
+/// says what to do, in a sentence.
+pub async fn lesson_database(name: &str, fresh: bool, schema: &Schema) -> Result<PgPool, String> {
+    check_database_name(name)?;
+    let pool = open(name, fresh).await.map_err(|e| e.to_string())?;
     let migrator = schema.migrator().await.map_err(|e| e.to_string())?;
     migrator
         .run(&pool)
         .await
-        .map_err(|error| migration_failed(error, schema, &arguments.database))?;
+        .map_err(|error| migration_failed(error, schema, name))?;
     Ok(pool)
 }
 
-async fn open(arguments: &Arguments) -> Result<PgPool, KitError> {
+async fn open(name: &str, fresh: bool) -> Result<PgPool, KitError> {
     let server = dev_database::DevDatabase::from_env().running()?;
-    let name = &arguments.database;
     let admin_options = PgConnectOptions::from_str(&server.url)
         .map_err(KitError::database("parse the development database's URL"))?;
     let mut admin = PgConnection::connect_with(&admin_options)
         .await
         .map_err(KitError::database("connect to the development database"))?;
-    if arguments.fresh {
+    if fresh {
         sqlx::query(AssertSqlSafe(format!(
             r#"DROP DATABASE IF EXISTS "{name}" WITH (FORCE)"#
         )))
@@ -328,7 +329,7 @@ fn migration_failed(error: MigrateError, schema: &Schema, database: &str) -> Str
     match error {
         MigrateError::ExecuteMigration(error, version) => format!(
             "the migration {} does not apply to {database}: {}. Nothing of it was kept: fix the \
-             SQL and deliver again",
+             SQL and run the command again",
             schema.file_of(version),
             error.as_database_error().map_or_else(
                 || error.to_string(),
@@ -340,8 +341,8 @@ fn migration_failed(error: MigrateError, schema: &Schema, database: &str) -> Str
             )
         ),
         MigrateError::VersionMismatch(version) => format!(
-            "the migration {} changed after it was applied to {database}. Deliver with --fresh \
-             to build {database} again from the migrations as they are now",
+            "the migration {} changed after it was applied to {database}. Run the command with \
+             --fresh to build {database} again from the migrations as they are now",
             schema.file_of(version)
         ),
         other => format!("the migrations of {database} could not run: {other}"),
