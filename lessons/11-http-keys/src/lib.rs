@@ -21,6 +21,7 @@ mod observe;
 mod payment;
 mod request;
 pub mod scenarios;
+pub mod serve;
 pub mod server;
 mod subject;
 mod violation;

@@ -1,8 +1,8 @@
-//! `cargo workbook db …` and `cargo workbook deliver …`: a database to poke at by hand, and
-//! events typed or piped into a lesson's handler. The work is done by binaries that link a
-//! database client (the kit's `workbook-db`, each lesson crate's `deliver`); the runner only
-//! starts them, so it never links one itself, and a student's exercise that does not compile
-//! breaks `deliver --mine` alone.
+//! `cargo workbook db …`, `deliver …` and `serve …`: a database to poke at by hand, events typed
+//! or piped into a lesson's handler, and a lesson's HTTP API for curl. The work is done by
+//! binaries that link a database client (the kit's `workbook-db`, each lesson crate's `deliver`
+//! and `serve`); the runner only starts them, so it never links one itself, and a student's
+//! exercise that does not compile breaks `deliver --mine` and `serve --mine` alone.
 
 use std::path::Path;
 use std::process::{Command, ExitCode};
@@ -43,18 +43,61 @@ pub fn db(root: &Path, action: &str, database: Option<&str>) -> Result<ExitCode,
     run(command)
 }
 
-/// `deliver NN [FILE|-] [--mine] [--fresh]`: the solution's handler writes to `workbook_NN`,
-/// the student's own (`--mine`) to `workbook_NN_mine`, so that what one did never muddles what
-/// the other does.
-pub fn deliver(
+/// `serve NN [--mine] [--fresh] [--port N]`: the lesson's `serve` binary, for the lessons whose
+/// handler sits behind an HTTP API (their domain crate has a `serve.rs`); the databases are
+/// `deliver`'s, so requests delivered by file and by curl meet in one place.
+pub fn serve(
     root: &Path,
     name: &str,
-    input: Option<&str>,
     mine: bool,
     fresh: bool,
+    port: Option<u16>,
 ) -> Result<ExitCode, String> {
     let lesson = catalog::find(name)?;
-    let (package, database) = if mine {
+    if !root
+        .join("lessons")
+        .join(lesson.domain)
+        .join("serve.rs")
+        .exists()
+    {
+        return Err(format!(
+            "lesson {} has no HTTP API to serve: its handler takes events, which `cargo \
+             workbook deliver {}` hands to it. `serve` is for lesson 11, whose handler sits \
+             behind POST /payments.",
+            lesson.number, lesson.number
+        ));
+    }
+    let (package, database) = side(lesson, mine);
+    let mut command = with_db_dir(cargo(root), root);
+    command.args([
+        "run",
+        "--quiet",
+        "-p",
+        &package,
+        "--features",
+        "deliver",
+        "--bin",
+        "serve",
+        "--",
+        "--database",
+        &database,
+    ]);
+    if fresh {
+        command.arg("--fresh");
+    }
+    if let Some(port) = port {
+        command.args(["--port", &port.to_string()]);
+    }
+    let code = run(command)?;
+    compile_errors_are_yours(lesson, mine, &code);
+    Ok(code)
+}
+
+/// The package whose handler serves, and the database it writes to: the solution's writes to
+/// `workbook_NN`, the student's own (`--mine`) to `workbook_NN_mine`, so that what one did never
+/// muddles what the other does.
+fn side(lesson: &catalog::Lesson, mine: bool) -> (String, String) {
+    if mine {
         (
             lesson.exercise_package(),
             format!("workbook_{}_mine", lesson.number),
@@ -64,7 +107,31 @@ pub fn deliver(
             lesson.solution_package(),
             format!("workbook_{}", lesson.number),
         )
-    };
+    }
+}
+
+/// 101 is cargo's exit code when the build fails (and a panic's, which the binaries avoid).
+fn compile_errors_are_yours(lesson: &catalog::Lesson, mine: bool, code: &ExitCode) {
+    if mine && *code == ExitCode::from(101) {
+        eprintln!(
+            "If cargo printed compiler errors above, they are in your exercise \
+             (exercises/{}): fix them, or leave out --mine to use the solution.",
+            lesson.folder
+        );
+    }
+}
+
+/// `deliver NN [FILE|-] [--mine] [--fresh]`: the lesson's `deliver` binary, on the database of
+/// [`side`].
+pub fn deliver(
+    root: &Path,
+    name: &str,
+    input: Option<&str>,
+    mine: bool,
+    fresh: bool,
+) -> Result<ExitCode, String> {
+    let lesson = catalog::find(name)?;
+    let (package, database) = side(lesson, mine);
     let mut command = with_db_dir(cargo(root), root);
     // The binary is behind the package's `deliver` feature, so that `cargo test` skips it.
     command.args([
@@ -92,14 +159,7 @@ pub fn deliver(
         );
     }
     let code = run(command)?;
-    // 101 is cargo's exit code when the build fails (and a panic's, which the binary avoids).
-    if mine && code == ExitCode::from(101) {
-        eprintln!(
-            "If cargo printed compiler errors above, they are in your exercise \
-             (exercises/{}): fix them, or leave out --mine to deliver to the solution.",
-            lesson.folder
-        );
-    }
+    compile_errors_are_yours(lesson, mine, &code);
     Ok(code)
 }
 

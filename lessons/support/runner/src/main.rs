@@ -77,6 +77,22 @@ enum Command {
         #[arg(long)]
         fresh: bool,
     },
+    /// Start a lesson's HTTP API (lesson 11's payments) against the database of `db start`, for
+    /// curl; it runs until Ctrl-C.
+    Serve {
+        lesson: String,
+        /// Your exercise's handler behind the API instead of the solution's (database
+        /// workbook_NN_mine).
+        #[arg(long)]
+        mine: bool,
+        /// Build the lesson's database again, empty, before serving.
+        #[arg(long)]
+        fresh: bool,
+        /// The port on 127.0.0.1 (the default is 80 followed by the lesson's number; 0 takes any
+        /// free port).
+        #[arg(long)]
+        port: Option<u16>,
+    },
     /// Run a lesson's race and fault tests K times against the exercise and the solution.
     Repeat {
         lesson: String,
@@ -127,6 +143,12 @@ fn main() -> ExitCode {
             mine,
             fresh,
         } => dev::deliver(&root, &lesson, input.as_deref(), mine, fresh),
+        Command::Serve {
+            lesson,
+            mine,
+            fresh,
+            port,
+        } => dev::serve(&root, &lesson, mine, fresh, port),
         Command::Repeat {
             lesson,
             runs,

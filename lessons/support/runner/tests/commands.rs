@@ -34,11 +34,28 @@ fn workbook_in(dir: &Path, state: &tempfile::TempDir, args: &[&str]) -> Run {
 #[test]
 fn an_unknown_lesson_is_refused_with_the_list_of_lessons() {
     let state = tempfile::tempdir().unwrap();
-    for command in ["check", "hint", "diff", "solution", "repeat", "deliver"] {
+    for command in [
+        "check", "hint", "diff", "solution", "repeat", "deliver", "serve",
+    ] {
         let run = workbook(&state, &[command, "99"]);
         assert_eq!(run.code, 2, "{command}: {}", run.stderr);
         insta::assert_snapshot!("unknown_lesson", run.stderr);
     }
+}
+
+/// Only a lesson whose handler sits behind an HTTP API can be served; the others are told what
+/// takes their events, before anything is built.
+#[test]
+fn serve_refuses_a_lesson_without_an_api_and_names_deliver() {
+    let state = tempfile::tempdir().unwrap();
+    let run = workbook(&state, &["serve", "05"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("lesson 05 has no HTTP API to serve")
+            && run.stderr.contains("cargo workbook deliver 05"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
