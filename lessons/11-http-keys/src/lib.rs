@@ -26,7 +26,7 @@ pub mod server;
 mod subject;
 mod violation;
 
-pub use http::{Answer, Call, Http, ServerError};
+pub use http::{Answer, Call, Http, ServerError, send};
 pub use payment::Payment;
 pub use request::{MAX_KEY_CHARS, NewPayment, PaymentRequest, Reply, Stored, check_key};
 pub use subject::{Handler, Subject};
