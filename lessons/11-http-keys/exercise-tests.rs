@@ -74,6 +74,12 @@ async fn a_request_cancelled_half_way_leaves_its_key_free() -> Result<(), Violat
     scenarios::cancelled_half_way_then_retried(subject!(handler::create_payment)).await
 }
 
+/// The key is a retry's to the end of its published window, and a new request's after it.
+#[tokio::test]
+async fn a_key_is_remembered_for_its_window_and_then_forgotten() -> Result<(), Violation> {
+    scenarios::forgotten_after_its_window(subject!(handler::create_payment)).await
+}
+
 /// A client's retries, all sent before any answer came back.
 #[rstest]
 #[case::two_requests(2)]

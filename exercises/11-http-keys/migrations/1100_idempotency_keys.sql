@@ -1,4 +1,6 @@
 -- Lesson 11: the idempotency keys the API has seen (applied after ../../migrations/http_keys).
+-- Keep the table's name and its created_at (when the key was claimed): the keys' expiry job,
+-- lessons/11-http-keys/src/expiry.rs, deletes the rows past the API's window by them.
 -- The handler writes a row for every payment it creates.
 --
 -- TODO: a key here decides nothing by itself: two requests that look it up at the same moment

@@ -15,6 +15,7 @@
 //! - [`Violation`]: what a scenario caught, worded to teach.
 
 pub mod by_hand;
+mod expiry;
 mod http;
 mod judge;
 mod observe;
@@ -26,6 +27,7 @@ pub mod server;
 mod subject;
 mod violation;
 
+pub use expiry::{BATCH_LIMIT, KEY_WINDOW, expire_keys};
 pub use http::{Answer, Call, Http, ServerError, send};
 pub use payment::Payment;
 pub use request::{MAX_KEY_CHARS, NewPayment, PaymentRequest, Reply, Stored, check_key};

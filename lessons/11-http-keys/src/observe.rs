@@ -1,6 +1,7 @@
 //! The test's own view of the payments, through its own session (tokio-postgres), never through
 //! the pool the code under test uses. It reads only the lesson's base schema: the keys table is
-//! the student's, and its shape is theirs to choose.
+//! the student's, and its shape is theirs to choose, but for the two names the keys' expiry job
+//! relies on (`idempotency_keys`, `created_at`; see expiry.rs).
 
 use kit::{KitError, TestDatabase};
 

@@ -46,6 +46,9 @@ pub enum ViolationKind {
     InFlightWithoutRetryAfter { answer: String },
     /// A client was answered with a payment that is not its own.
     NotItsPayment { client: String, answer: String },
+    /// The expiry job forgot the key (its window over), and a request under it was still
+    /// answered as a replay.
+    RememberedPastWindow { answer: String },
     /// What any lesson can catch: a failed or stuck request, a hidden failure, a test that
     /// could not run.
     Common(Common<Box<Answer>>),
@@ -209,6 +212,16 @@ impl Explain<Delivery> for ViolationKind {
                  same one; a key is unique within its client, never across clients, or one \
                  client is shown another's payment.\n{}",
                 see("A key belongs to its client")
+            ),
+            ViolationKind::RememberedPastWindow { answer } => write!(
+                f,
+                "the keys' expiry job deleted the key's row from idempotency_keys (claimed more \
+                 than 24 hours before the job ran), and the same request under the key was \
+                 still answered {answer}, a replay.\n\
+                 The API publishes how long it remembers a key, and its storage is bounded by \
+                 that window: the handler answers from a key's row, and from nothing the job \
+                 cannot reach, or that other store grows for as long as the API runs.\n{}",
+                see("Keys do not live forever")
             ),
             ViolationKind::Common(common) => common.explain::<Self>(f),
         }

@@ -1,4 +1,6 @@
 -- Lesson 11: the idempotency keys the API has seen (applied after ../../migrations/http_keys).
+-- Keep the table's name and its created_at (when the key was claimed): the keys' expiry job,
+-- lessons/11-http-keys/src/expiry.rs, deletes the rows past the API's window by them.
 -- A row is a client's claim on a key, the request it stands for, and the response it got,
 -- all written in the transaction that creates the payment.
 

@@ -3,12 +3,14 @@
 //! requests with a real HTTP client, and judges what came back and what payments the client has.
 
 mod barrier;
+mod expired;
 mod failed;
 mod forced;
 mod neighbours;
 mod sequential;
 
 pub use barrier::{barrier, barrier_rounds};
+pub use expired::forgotten_after_its_window;
 pub use failed::{cancelled_half_way_then_retried, killed_half_way_then_retried};
 pub use forced::{
     another_request_races_an_uncommitted_first, retry_races_an_uncommitted_first,
