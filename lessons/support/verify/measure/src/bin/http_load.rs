@@ -71,7 +71,11 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<usize, String> {
 /// together; every tenth request, whichever key it falls on, asks for one cent more.
 fn call(i: usize) -> Call {
     let key = (i / BURST) % KEYS;
-    let client = if key.is_multiple_of(2) { "acme" } else { "globex" };
+    let client = if key.is_multiple_of(2) {
+        "acme"
+    } else {
+        "globex"
+    };
     let amount = 100 + key as i64 + i64::from(i % CHANGED_EVERY == CHANGED_EVERY - 1);
     Call {
         client: client.into(),
