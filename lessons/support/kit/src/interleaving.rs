@@ -205,6 +205,34 @@ impl Interleaving {
         }
     }
 
+    /// Drops `worker`'s future right where it waits, as a request timeout, a client that hung
+    /// up or a `select!` drops a task in async Rust: no more of its code runs (no error branch,
+    /// no cleanup, only destructors), while the statement it was waiting in runs on in the
+    /// database until it ends. What the worker had not committed is rolled back then, by sqlx,
+    /// when the connection goes back to its pool; the run checks that it did ([`left_behind`]).
+    ///
+    /// [`left_behind`]: Interleaving::left_behind
+    pub async fn abandon<T>(&mut self, worker: Worker<T>) -> Result<(), KitError> {
+        let Worker { name, task, .. } = worker;
+        let task = task.ok_or_else(|| KitError::NotWaiting {
+            session: name.clone(),
+        })?;
+        task.abort();
+        match task.await {
+            Err(e) if e.is_cancelled() => {}
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+            // It returned before the abort reached it: the step saw it waiting a moment ago,
+            // and the statement it waited in cannot have ended without a script step.
+            Ok(_) => {}
+        }
+        self.trace.step(
+            &name,
+            "<abandoned: its future is dropped where it waits, and no more of its code runs; \
+             the statement it waits in runs on>",
+        );
+        Ok(())
+    }
+
     /// Cancels the statement `worker` waits in, as `statement_timeout` or a cancel request
     /// would: it fails with SQLSTATE 57014, its transaction is aborted, and its session lives
     /// on (the pool keeps it). Then looks again: the handler has either returned, or caught

@@ -1,5 +1,6 @@
 //! Interleavings as data, in the manner of PostgreSQL's isolation tester: a scenario names its
-//! steps (SQL in a scripted session, a delivery to the code under test, a kill), then gives
+//! steps (SQL in a scripted session, a delivery to the code under test, a kill, a cancel, an
+//! abandoned future), then gives
 //! the order to run them in, one line:
 //!
 //! ```text
@@ -38,6 +39,8 @@ enum Action<T> {
     Kill { worker: String },
     /// `worker`'s waiting statement is cancelled (57014); its session lives on.
     Cancel { worker: String },
+    /// `worker`'s future is dropped where it waits; its statement runs on.
+    Abandon { worker: String },
 }
 
 /// A scenario's named steps, not yet run: SQL for the test's sessions, and deliveries of
@@ -60,6 +63,7 @@ pub struct Ran<T> {
     /// sender believes what it says.
     killed: Outcomes<T>,
     cancelled: Vec<String>,
+    abandoned: Vec<String>,
 }
 
 impl<T> Ran<T> {
@@ -72,6 +76,12 @@ impl<T> Ran<T> {
     /// nothing, and its result is kept).
     pub fn killed(&self, worker: &str) -> bool {
         self.killed.iter().any(|(w, _)| w == worker)
+    }
+
+    /// Whether `worker`'s future was dropped while it waited (an abandon step of a worker that
+    /// had already finished drops nothing, and its result is kept).
+    pub fn abandoned(&self, worker: &str) -> bool {
+        self.abandoned.iter().any(|w| w == worker)
     }
 
     /// Whether `worker`'s delivery ended with its cancelled statement (rather than catching
@@ -200,6 +210,17 @@ impl<E: Send + 'static, H: Handler<E>> Script<E, H> {
         }
     }
 
+    /// Step `step`: `worker`'s future is dropped while it waits, as a request timeout or a client
+    /// that hangs up drops a request's task: none of its code runs after that `.await`, and its
+    /// statement runs on in the database. Its delivery has no outcome: nobody is answered.
+    pub fn abandon(mut self, step: &str, worker: &str) -> Self {
+        let action = Action::Abandon {
+            worker: worker.into(),
+        };
+        self.steps.push((step.into(), action));
+        self
+    }
+
     /// Step `step`: the statement `worker` waits in is cancelled, as `statement_timeout` would
     /// cancel it; its session stays in its pool. Every other waiting worker is looked at again.
     pub fn cancel(mut self, step: &str, worker: &str) -> Self {
@@ -236,6 +257,7 @@ impl Interleaving {
             waited: Vec::new(),
             killed: Vec::new(),
             cancelled: Vec::new(),
+            abandoned: Vec::new(),
         };
         let mut pools: Vec<(String, PgPool)> = Vec::new();
         // Workers that returned as soon as they started.
@@ -273,8 +295,20 @@ impl Interleaving {
                 }
                 // It never touched what was locked: there was no moment to kill it in, or
                 // to cancel it.
-                Action::Kill { worker } | Action::Cancel { worker }
+                Action::Kill { worker }
+                | Action::Cancel { worker }
+                | Action::Abandon { worker }
                     if finished.contains(&worker) => {}
+                Action::Abandon { worker } => {
+                    let (_, dropped) = workers.remove(position_of(&workers, &worker, name));
+                    if dropped.was_waiting() {
+                        self.abandon(dropped).await?;
+                        ran.abandoned.push(worker);
+                    } else {
+                        let result = self.finish(dropped, &describe).await?;
+                        ran.outcomes.push((worker, result));
+                    }
+                }
                 Action::Kill { worker } => {
                     let (_, victim) = workers.remove(position_of(&workers, &worker, name));
                     if victim.was_waiting() {

@@ -2,6 +2,7 @@
 //! barriers, a deadline for a test that never ends, and nothing left behind by a test process
 //! that dies. One test binary, not five: each links the whole database stack.
 
+mod abandon;
 mod barrier;
 mod cleanup;
 mod database;
