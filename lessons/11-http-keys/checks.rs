@@ -130,12 +130,15 @@ mod tests {
         }
     }
 
-    /// A crash cannot tell the broken handler from the fix (its payment and its key commit in
-    /// one transaction), nor can a client that chose another client's key.
+    /// A crash or an abandoned request cannot tell the broken handler from the fix (its payment
+    /// and its key commit in one transaction), nor can a client that chose another client's
+    /// key, nor a key's expiry.
     #[tokio::test]
     async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
         scenarios::killed_half_way_then_retried(super::exercise()).await?;
         scenarios::cancelled_half_way_then_retried(super::exercise()).await?;
+        scenarios::abandoned_half_way_then_retried(super::exercise()).await?;
+        scenarios::forgotten_after_its_window(super::exercise()).await?;
         scenarios::another_client_sends_the_same_key(super::exercise()).await?;
         scenarios::another_client_does_not_wait(super::exercise()).await
     }
@@ -149,6 +152,7 @@ mod tests {
             "another_request_racing_an_uncommitted_first_is_refused",
             "a_retry_that_stops_waiting_is_told_to_come_back",
             "a_request_killed_half_way_leaves_its_key_free",
+            "a_request_abandoned_half_way_leaves_its_key_free",
             "another_clients_request_does_not_wait_for_ours",
         ] {
             let trace = passing(super::play(test, super::solution())).await?;

@@ -80,6 +80,12 @@ async fn a_key_is_remembered_for_its_window_and_then_forgotten() -> Result<(), V
     scenarios::forgotten_after_its_window(subject!(handler::create_payment)).await
 }
 
+/// The first request's future is dropped half-way; its retry pays, once.
+#[tokio::test]
+async fn a_request_abandoned_half_way_leaves_its_key_free() -> Result<(), Violation> {
+    scenarios::abandoned_half_way_then_retried(subject!(handler::create_payment)).await
+}
+
 /// A client's retries, all sent before any answer came back.
 #[rstest]
 #[case::two_requests(2)]

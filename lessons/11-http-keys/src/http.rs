@@ -9,7 +9,7 @@ use std::future::Future;
 use sqlx::PgPool;
 
 use crate::Handler;
-use crate::server::{REPLAYED, Server};
+use crate::server::{REPLAYED, one_connection};
 
 /// One `POST /payments`, as a client sends it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,14 +73,23 @@ impl<H: Handler> kit::Handler<Call> for Http<H> {
     ) -> impl Future<Output = Self::Output> + Send + 'static + use<H> {
         let handler = self.0.clone();
         async move {
-            let server = (Server::start(pool, handler).await).map_err(|e| ServerError {
-                status: None,
-                sqlstate: None,
-                detail: format!("the API could not start: {e}"),
-            })?;
-            let answer = send(&reqwest::Client::new(), &server.url(), &call).await;
-            server.stop().await;
-            answer
+            let (url, serving) =
+                (one_connection(pool, handler).await).map_err(|e| ServerError {
+                    status: None,
+                    sqlstate: None,
+                    detail: format!("the API could not start: {e}"),
+                })?;
+            // The API and its client in this one future: a script that drops it drops the
+            // request's handler where it is. Once the client has its answer, the API is done.
+            let client = reqwest::Client::new();
+            tokio::select! {
+                answer = send(&client, &url, &call) => answer,
+                () = serving => Err(ServerError {
+                    status: None,
+                    sqlstate: None,
+                    detail: "the API closed the connection without an answer".into(),
+                }),
+            }
         }
     }
 }

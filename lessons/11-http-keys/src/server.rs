@@ -258,6 +258,29 @@ impl IntoResponse for Problem {
     }
 }
 
+/// The API on an ephemeral port of 127.0.0.1, for one connection, served by the future this
+/// returns with the API's URL, in whatever task awaits it. A scripted request runs its API so:
+/// dropping the task's future drops the request's handler right where it is, as a request
+/// timeout or a client that hung up would. ([`Server`] spawns a task per connection, which
+/// would outlive it.)
+pub async fn one_connection<H: Handler>(
+    pool: PgPool,
+    handler: H,
+) -> std::io::Result<(String, impl Future<Output = ()> + Send)> {
+    let listener = TcpListener::bind("127.0.0.1:0").await?;
+    let url = format!("http://{}", listener.local_addr()?);
+    let service =
+        hyper_util::service::TowerToHyperService::new(routes(pool, AnyHandler::new(handler)));
+    let serving = async move {
+        if let Ok((stream, _)) = listener.accept().await {
+            let io = hyper_util::rt::TokioIo::new(stream);
+            let connection = hyper::server::conn::http1::Builder::new();
+            let _ = connection.serve_connection(io, service).await;
+        }
+    };
+    Ok((url, serving))
+}
+
 /// The API, listening on an ephemeral port of 127.0.0.1 until dropped (or [`Server::stop`]).
 pub struct Server {
     addr: SocketAddr,

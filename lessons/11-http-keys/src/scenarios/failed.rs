@@ -24,6 +24,53 @@ pub async fn cancelled_half_way_then_retried<H: Handler>(
     failed_then_retried(subject, Fault::Cancelled).await
 }
 
+// ANCHOR: abandoned
+/// The first request is abandoned half-way: the API drops its handler's future while it waits
+/// to create the payment (a request timeout, a client that hung up), and the client sends it
+/// again at once. No more of the first request's code runs, not even an error branch; its
+/// statement runs on in the database, holding whatever it holds, until the payment's lock is
+/// released. Then the request's transaction, never committed, rolls back, and the retry must
+/// make the payment, once: the key must not stay taken.
+pub async fn abandoned_half_way_then_retried<H: Handler>(
+    subject: Subject<H>,
+) -> Result<(), Violation> {
+    let during = Delivery::Story(
+        "acme's first request was abandoned while it created the payment (the API dropped its \
+         handler's future, as a request timeout would), and acme sent it again at once (a \
+         scripted interleaving)",
+    );
+    let (db, payments) = prepare(&subject, during).await?;
+    let call = payment();
+    let script = Script::new(&Http(subject.handler.clone()), shown)
+        .sql("holder", "lock", LOCK_ACME)
+        .sql("holder", "commit", "COMMIT")
+        .deliver("api-1", "first", call.clone())
+        .abandon("abandon", "api-1")
+        .deliver("api-2", "again", call.clone());
+    let (mut interleaving, ran) = kit::play(
+        &db,
+        script,
+        "lock first abandon again commit",
+        describe,
+        during,
+    )
+    .await?;
+    // An abandoned request answers nobody: what its client has is the retry's answer.
+    let sent = sent_by(ran.outcomes, &[("api-2", &call)]);
+    judge(
+        &payments,
+        CLIENT,
+        &sent,
+        during,
+        false,
+        Some(&mut interleaving),
+    )
+    .await?;
+    kit::passing_trace(interleaving.trace());
+    Ok(())
+}
+// ANCHOR_END: abandoned
+
 async fn failed_then_retried<H: Handler>(
     subject: Subject<H>,
     fault: Fault,

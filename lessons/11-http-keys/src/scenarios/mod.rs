@@ -11,7 +11,9 @@ mod sequential;
 
 pub use barrier::{barrier, barrier_rounds};
 pub use expired::forgotten_after_its_window;
-pub use failed::{cancelled_half_way_then_retried, killed_half_way_then_retried};
+pub use failed::{
+    abandoned_half_way_then_retried, cancelled_half_way_then_retried, killed_half_way_then_retried,
+};
 pub use forced::{
     another_request_races_an_uncommitted_first, retry_races_an_uncommitted_first,
     retry_stops_waiting_for_the_first,
