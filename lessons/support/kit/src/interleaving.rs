@@ -171,17 +171,24 @@ impl Interleaving {
             session: name.clone(),
         })?;
         // Every session of the worker: a process that dies takes all its connections along.
-        self.observer
-            .execute(
+        let terminated: Vec<i32> = (self.observer)
+            .query(
                 &format!(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE {THE_WORKERS}"
+                    "SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity \
+                      WHERE {THE_WORKERS}"
                 ),
                 &[&backends.pid, &backends.application_name],
             )
             .await
-            .map_err(KitError::observer(format!("terminating {name}")))?;
+            .map_err(KitError::observer(format!("terminating {name}")))?
+            .iter()
+            .map(|row| row.get(0))
+            .collect();
+        // Until those sessions are gone: not any session of the worker, since a handler that
+        // lives on may open a new one at once (its pool replaces the lost connection), and that
+        // one was never killed.
         let started = Instant::now();
-        while self.backend_alive(&name, &backends).await? {
+        while self.any_alive(&name, &terminated).await? {
             if started.elapsed() > STEP_DEADLINE {
                 return Err(KitError::Stuck {
                     session: name,
@@ -408,12 +415,12 @@ impl Interleaving {
         &self.trace
     }
 
-    async fn backend_alive(&self, name: &str, backends: &Backends) -> Result<bool, KitError> {
+    async fn any_alive(&self, name: &str, pids: &[i32]) -> Result<bool, KitError> {
         let row = self
             .observer
             .query_one(
-                &format!("SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE {THE_WORKERS})"),
-                &[&backends.pid, &backends.application_name],
+                "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = ANY($1))",
+                &[&pids],
             )
             .await
             .map_err(KitError::observer(format!("watching {name} end")))?;
