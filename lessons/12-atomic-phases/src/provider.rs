@@ -1,0 +1,339 @@
+//! The card provider: another company's API, which lesson 12's handler calls to charge a card
+//! (`POST /v1/charges`). No transaction of ours can take its charge back.
+//!
+//! It is idempotent on the `Idempotency-Key` its caller sends, as Stripe is: a second request
+//! with a key it has seen gets the first charge back, and charges nothing. Its ledger is the
+//! schema `provider` of the test's database, which the handler never touches and the tests read.
+//!
+//! What it does with a request is the test's to choose ([`Behaviour`]): answer, fail before
+//! charging, or charge and then hang up before answering, the case that leaves its caller
+//! unable to tell whether it charged. A script makes it slow by holding the customer's row,
+//! which it locks before charging: its connection carries the caller's `application_name`
+//! (see [`one_connection`]), so the kit sees the caller waiting on the script.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use serde::{Deserialize, Serialize};
+use sqlx::PgPool;
+use tokio::net::TcpListener;
+use tokio::sync::Notify;
+
+/// What the provider does with the requests of one connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Behaviour {
+    /// Charges (once per key) and answers 200 with the charge.
+    Answer,
+    /// Fails before charging anything: 500, as an outage would.
+    Fail,
+    /// Charges, commits, and closes the connection without a word: the caller sees its request
+    /// fail, and cannot tell from that whether the card was charged.
+    ChargeThenHangUp,
+}
+
+/// A charge as the provider asks for it and shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChargeRequest {
+    pub customer: String,
+    pub amount_cents: i64,
+    pub currency: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Charge {
+    /// `ch_17`.
+    pub id: String,
+    pub customer: String,
+    pub amount_cents: i64,
+    pub currency: String,
+}
+
+/// Why a call to the provider did not give a charge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProviderError {
+    /// No answer: the connection failed or was closed. The charge may have been made.
+    NoAnswer(String),
+    /// An answer that is not a charge: nothing was charged (the provider promises so).
+    Refused { status: u16, body: String },
+}
+
+#[derive(Clone)]
+struct Provider {
+    pool: PgPool,
+    behaviour: Behaviour,
+    hang_up: Arc<Notify>,
+}
+
+/// The provider's API on an ephemeral port of 127.0.0.1, for one connection, served by the
+/// returned future in whatever task awaits it, as lesson 11's scripted API is: dropping that
+/// future drops the request where it is. `pool` should be opened from the caller's own pool's
+/// options, so that the provider's session carries the caller's `application_name`.
+pub async fn one_connection(
+    pool: PgPool,
+    behaviour: Behaviour,
+) -> std::io::Result<(String, impl Future<Output = ()> + Send)> {
+    let listener = TcpListener::bind("127.0.0.1:0").await?;
+    let url = format!("http://{}", listener.local_addr()?);
+    let hang_up = Arc::new(Notify::new());
+    let app = Router::new()
+        .route("/v1/charges", post(create_charge))
+        .with_state(Provider {
+            pool,
+            behaviour,
+            hang_up: hang_up.clone(),
+        });
+    let service = hyper_util::service::TowerToHyperService::new(app);
+    let serving = async move {
+        let Ok((stream, _)) = listener.accept().await else {
+            return;
+        };
+        let io = hyper_util::rt::TokioIo::new(stream);
+        let connection = hyper::server::conn::http1::Builder::new().serve_connection(io, service);
+        // Hanging up is dropping the connection, the request it was handling with it.
+        tokio::select! {
+            _ = connection => {}
+            () = hang_up.notified() => {}
+        }
+    };
+    Ok((url, serving))
+}
+
+async fn create_charge(
+    State(provider): State<Provider>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Response {
+    let Some(key) = headers.get("idempotency-key").and_then(|v| v.to_str().ok()) else {
+        return (StatusCode::BAD_REQUEST, "an Idempotency-Key is required").into_response();
+    };
+    let Ok(request) = serde_json::from_slice::<ChargeRequest>(&body) else {
+        return (StatusCode::BAD_REQUEST, "the body is not a charge").into_response();
+    };
+    if provider.behaviour == Behaviour::Fail {
+        return (StatusCode::INTERNAL_SERVER_ERROR, "the provider is down").into_response();
+    }
+    let charged = charge_once(&provider.pool, key, &request).await;
+    match (charged, provider.behaviour) {
+        (Ok(_), Behaviour::ChargeThenHangUp) => {
+            provider.hang_up.notify_one();
+            std::future::pending().await
+        }
+        (Ok(Some(charge)), _) => (
+            [("content-type", "application/json")],
+            serde_json::to_string(&charge).expect("a charge is JSON"),
+        )
+            .into_response(),
+        // Stripe's answer to a key sent again with other parameters: an idempotency error.
+        (Ok(None), _) => (
+            StatusCode::BAD_REQUEST,
+            "idempotency_error: the key was used for another charge",
+        )
+            .into_response(),
+        (Err(error), _) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("the provider failed: {}", kit::describe_sqlx(&error)),
+        )
+            .into_response(),
+    }
+}
+
+/// Charges once per key: the key's charge, new or as made the first time, or `None` when the
+/// key was first used for another charge.
+async fn charge_once(
+    pool: &PgPool,
+    key: &str,
+    request: &ChargeRequest,
+) -> Result<Option<Charge>, sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    // The customer's row first: a script holds it to keep the provider busy, as a slow
+    // provider would be, without a timer.
+    sqlx::query("INSERT INTO provider.customers (id) VALUES ($1) ON CONFLICT DO NOTHING")
+        .bind(&request.customer)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query("SELECT 1 FROM provider.customers WHERE id = $1 FOR UPDATE")
+        .bind(&request.customer)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query(
+        "INSERT INTO provider.charges (idempotency_key, customer, amount_cents, currency)
+         VALUES ($1, $2, $3, $4) ON CONFLICT (idempotency_key) DO NOTHING",
+    )
+    .bind(key)
+    .bind(&request.customer)
+    .bind(request.amount_cents)
+    .bind(&request.currency)
+    .execute(&mut *tx)
+    .await?;
+    let (id, customer, amount_cents, currency): (i64, String, i64, String) = sqlx::query_as(
+        "SELECT id, customer, amount_cents, currency FROM provider.charges
+          WHERE idempotency_key = $1",
+    )
+    .bind(key)
+    .fetch_one(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    let charge = Charge {
+        id: format!("ch_{id}"),
+        customer,
+        amount_cents,
+        currency,
+    };
+    let same = (&charge.customer, charge.amount_cents, &charge.currency)
+        == (&request.customer, request.amount_cents, &request.currency);
+    Ok(same.then_some(charge))
+}
+
+/// Asks the provider at `url` to charge, under `key`, as the handler does.
+pub async fn charge(
+    client: &reqwest::Client,
+    url: &str,
+    key: &str,
+    request: &ChargeRequest,
+) -> Result<Charge, ProviderError> {
+    let response = client
+        .post(format!("{url}/v1/charges"))
+        .header("idempotency-key", key)
+        .header("content-type", "application/json")
+        .body(serde_json::to_string(request).expect("a charge request is JSON"))
+        .send()
+        .await
+        .map_err(|e| ProviderError::NoAnswer(e.to_string()))?;
+    let status = response.status().as_u16();
+    let body = (response.text().await).map_err(|e| ProviderError::NoAnswer(e.to_string()))?;
+    if status != 200 {
+        return Err(ProviderError::Refused { status, body });
+    }
+    serde_json::from_str(&body).map_err(|_| ProviderError::Refused { status, body })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../migrations/atomic_phases"
+    );
+
+    fn request(amount_cents: i64) -> ChargeRequest {
+        ChargeRequest {
+            customer: "acme".into(),
+            amount_cents,
+            currency: "eur".into(),
+        }
+    }
+
+    /// One call, through an API of its own that behaves as told, as the handler makes it.
+    async fn call(
+        pool: &PgPool,
+        behaviour: Behaviour,
+        key: &str,
+        amount: i64,
+    ) -> Result<Charge, ProviderError> {
+        let (url, serving) = one_connection(pool.clone(), behaviour).await.unwrap();
+        let (client, request) = (reqwest::Client::new(), request(amount));
+        tokio::select! {
+            answer = charge(&client, &url, key, &request) => answer,
+            () = serving => Err(ProviderError::NoAnswer("served without answering".into())),
+        }
+    }
+
+    async fn charges(pool: &PgPool) -> i64 {
+        sqlx::query_scalar("SELECT count(*) FROM provider.charges")
+            .fetch_one(pool)
+            .await
+            .unwrap()
+    }
+
+    async fn database() -> (kit::TestDatabase, PgPool) {
+        let db = kit::TestDatabase::create(&kit::Schema::from_dirs([BASE]))
+            .await
+            .unwrap();
+        let pool = db.pool(2).await.unwrap();
+        (db, pool)
+    }
+
+    #[tokio::test]
+    async fn a_key_charges_once_and_answers_every_retry_with_that_charge() {
+        let (_db, pool) = database().await;
+        let first = call(&pool, Behaviour::Answer, "k-1", 1500).await.unwrap();
+        let again = call(&pool, Behaviour::Answer, "k-1", 1500).await.unwrap();
+        assert_eq!(first, again);
+        assert_eq!(charges(&pool).await, 1);
+        let other = call(&pool, Behaviour::Answer, "k-1", 2500).await;
+        assert!(matches!(
+            other,
+            Err(ProviderError::Refused { status: 400, .. })
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_failure_charges_nothing() {
+        let (_db, pool) = database().await;
+        let failed = call(&pool, Behaviour::Fail, "k-1", 1500).await;
+        assert!(matches!(
+            failed,
+            Err(ProviderError::Refused { status: 500, .. })
+        ));
+        assert_eq!(charges(&pool).await, 0);
+    }
+
+    /// A script makes the provider slow by holding the customer's row, and sees the caller
+    /// wait: the provider's session carries the caller's application_name.
+    #[tokio::test]
+    async fn a_script_sees_a_caller_wait_on_a_slow_provider() {
+        let (db, _pool) = database().await;
+        let caller = |pool: PgPool, (): ()| async move {
+            let options = pool.connect_options().as_ref().clone();
+            let provider_pool = sqlx::postgres::PgPoolOptions::new()
+                .max_connections(1)
+                .connect_with(options)
+                .await
+                .map_err(|e| ProviderError::NoAnswer(e.to_string()))?;
+            call(&provider_pool, Behaviour::Answer, "k-1", 1500).await
+        };
+        let script = kit::Script::new(&caller, |()| "charge acme".into())
+            .sql(
+                "holder",
+                "seed",
+                "INSERT INTO provider.customers VALUES ('acme')",
+            )
+            .sql(
+                "holder",
+                "hold",
+                "BEGIN; SELECT 1 FROM provider.customers WHERE id = 'acme' FOR UPDATE",
+            )
+            .sql("holder", "release", "COMMIT")
+            .deliver("api-1", "charge", ());
+        let mut interleaving = kit::Interleaving::new(&db).await.unwrap();
+        let ran = interleaving
+            .run(&db, script, "seed hold charge release", |r| {
+                format!("{r:?}")
+            })
+            .await
+            .unwrap();
+        assert!(ran.waited("api-1"), "{}", interleaving.trace());
+        assert!(matches!(&ran.outcomes[..], [(_, Ok(charge))] if charge.id == "ch_1"));
+    }
+
+    /// The case the lesson is about: no answer, and yet a charge.
+    #[tokio::test]
+    async fn a_hang_up_leaves_the_caller_without_an_answer_and_the_card_charged() {
+        let (_db, pool) = database().await;
+        let hung_up = call(&pool, Behaviour::ChargeThenHangUp, "k-1", 1500).await;
+        assert!(
+            matches!(hung_up, Err(ProviderError::NoAnswer(_))),
+            "{hung_up:?}"
+        );
+        assert_eq!(charges(&pool).await, 1);
+        // The retry, under the same key, learns of the charge and makes none.
+        let retry = call(&pool, Behaviour::Answer, "k-1", 1500).await.unwrap();
+        assert_eq!((retry.id.as_str(), charges(&pool).await), ("ch_1", 1));
+    }
+}
