@@ -62,6 +62,49 @@ pub enum ProviderError {
     Refused { status: u16, body: String },
 }
 
+/// The provider, as the handler sees it: `provider.charge(key, request)`. Each call reaches an
+/// API of its own (see [`one_connection`]), which behaves as the test chose, on a session opened
+/// with the caller's connection options.
+#[derive(Debug, Clone)]
+pub struct ProviderClient {
+    options: sqlx::postgres::PgConnectOptions,
+    behaviour: Behaviour,
+}
+
+impl ProviderClient {
+    /// The provider for a caller whose pool is `pool`, behaving as `behaviour` says.
+    pub fn new(pool: &PgPool, behaviour: Behaviour) -> ProviderClient {
+        ProviderClient {
+            options: pool.connect_options().as_ref().clone(),
+            behaviour,
+        }
+    }
+
+    /// Charges `request` under `key`: the charge (made now, or made before under the same key),
+    /// or why there is none to show. [`ProviderError::NoAnswer`] does not mean "not charged".
+    pub async fn charge(
+        &self,
+        key: &str,
+        request: &ChargeRequest,
+    ) -> Result<Charge, ProviderError> {
+        let unreachable = |e: &dyn std::fmt::Display| ProviderError::NoAnswer(e.to_string());
+        let pool = sqlx::postgres::PgPoolOptions::new()
+            .max_connections(1)
+            .connect_with(self.options.clone())
+            .await
+            .map_err(|e| unreachable(&e))?;
+        let (url, serving) =
+            (one_connection(pool.clone(), self.behaviour).await).map_err(|e| unreachable(&e))?;
+        let client = reqwest::Client::new();
+        let answer = tokio::select! {
+            answer = charge(&client, &url, key, request) => answer,
+            () = serving => Err(ProviderError::NoAnswer("the provider closed the connection".into())),
+        };
+        pool.close().await;
+        answer
+    }
+}
+
 #[derive(Clone)]
 struct Provider {
     pool: PgPool,
