@@ -122,7 +122,8 @@ pub async fn send(client: &reqwest::Client, url: &str, call: &Call) -> Result<An
     let retry_after = header("retry-after");
     let content_type = header("content-type");
     let body = response.text().await.map_err(unanswered)?;
-    if status >= 500 {
+    // A 503 with Retry-After is an answer (come back later), not a failure of the API.
+    if status >= 500 && !(status == 503 && retry_after.is_some()) {
         let problem: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
         return Err(ServerError {
             status: Some(status),

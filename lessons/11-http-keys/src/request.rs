@@ -36,6 +36,10 @@ pub enum Reply {
     /// The key's first request has not finished, and this one stopped waiting for it: 409,
     /// with `Retry-After`, and nothing done.
     InFlight,
+    /// The work could not be finished now, and its outcome is not known yet (a provider that
+    /// failed or did not answer, lesson 12): 503, with `Retry-After`. The same request under
+    /// the same key, after that many seconds, finishes it.
+    Unavailable { retry_after_seconds: u32 },
 }
 
 /// A response as the API stores it with the effect, to send again, byte for byte.

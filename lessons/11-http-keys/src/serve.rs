@@ -114,6 +114,7 @@ fn logged<H: Handler>(handler: H) -> impl Handler {
                 Ok(Reply::Replayed(stored)) => format!("{} (replayed)", stored.status),
                 Ok(Reply::KeyReused) => "422 (the key was used for another request)".into(),
                 Ok(Reply::InFlight) => "409 (the key's first request is in flight)".into(),
+                Ok(Reply::Unavailable { .. }) => "503 (the outcome is not known yet)".into(),
                 Err(error) => format!("500 ({})", kit::describe_sqlx(error)),
             };
             println!("POST /payments ({who}): {said}");

@@ -185,6 +185,23 @@ fn respond(reply: Reply) -> Response {
                 .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECONDS));
             response
         }
+        Reply::Unavailable {
+            retry_after_seconds,
+        } => {
+            let mut response = Problem::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "outcome-not-known-yet",
+                "The payment could not be finished now",
+                "its outcome is not known yet; send the same request again, with the same key, \
+                 after Retry-After seconds"
+                    .into(),
+            )
+            .into_response();
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_seconds));
+            response
+        }
     }
 }
 

@@ -8,6 +8,10 @@ use http_keys::PaymentRequest;
 
 use crate::provider::ProviderClient;
 
+/// How long a request may work on its key before anyone else may take it over (the lease,
+/// measured by the API's clock).
+pub const LEASE: TimeDelta = TimeDelta::seconds(30);
+
 /// One request's attempt at its payment.
 #[derive(Debug, Clone)]
 pub struct Attempt {

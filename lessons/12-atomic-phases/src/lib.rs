@@ -6,7 +6,39 @@
 mod attempt;
 mod http;
 pub mod provider;
+pub mod scenarios;
 
-pub use attempt::{Attempt, Clock};
+pub use attempt::{Attempt, Clock, LEASE};
 pub use http::{Handler, Http, Request};
 pub use provider::{Behaviour, Charge, ChargeRequest, ProviderClient, ProviderError};
+
+/// The schema every lesson-12 crate starts from: the provider's ledger and our charges.
+#[doc(hidden)]
+pub const BASE_MIGRATIONS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../migrations/atomic_phases"
+);
+
+/// `subject!(handler::create_payment)`: the handler of the crate being tested, with lesson 12's
+/// base schema and that crate's own migrations.
+#[macro_export]
+macro_rules! subject {
+    ($handler:path) => {
+        $crate::subject!($handler, env!("CARGO_MANIFEST_DIR"))
+    };
+    ($handler:path, $crate_dir:expr) => {
+        $crate::__private::kit::subject!(
+            $crate::Attempt,
+            $handler,
+            [
+                $crate::BASE_MIGRATIONS,
+                ::std::path::Path::new($crate_dir).join("migrations"),
+            ]
+        )
+    };
+}
+
+#[doc(hidden)]
+pub mod __private {
+    pub use kit;
+}

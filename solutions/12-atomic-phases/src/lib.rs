@@ -1,0 +1,189 @@
+//! Lesson 12: the payment is a charge at a provider, which no transaction of ours can take back.
+//! The work is cut into atomic phases around the call: the claim commits before it, the charge
+//! is recorded after it, and the key's row says how far a request got, so that a retry (or the
+//! completer) can finish a request that died in between.
+
+use atomic_phases::{Attempt, ChargeRequest, LEASE, ProviderError};
+use chrono::{DateTime, Utc};
+use http_keys::{PaymentRequest, Reply, Stored};
+use sqlx::PgPool;
+
+// ANCHOR: handler
+pub async fn create_payment(pool: &PgPool, attempt: &Attempt) -> Result<Reply, sqlx::Error> {
+    let Attempt {
+        request,
+        provider,
+        now,
+    } = attempt;
+    // Phase 1: the key is ours, with a lease and a fence, or the request is answered now.
+    let fence = match claim(pool, request, *now).await? {
+        Claim::Ours { fence } => fence,
+        Claim::Answered(reply) => return Ok(reply),
+    };
+    // The provider, outside any transaction, under a key derived from ours: a retry, or the
+    // completer, asks again under the same key and gets the same charge, never a second one.
+    let charge = match provider
+        .charge(&derived_key(request), &charge_of(request))
+        .await
+    {
+        Ok(charge) => charge,
+        // Failed, or no answer: charged or not, we cannot tell. The key stays claimed, and the
+        // retry after the lease asks the provider again under the same key.
+        Err(ProviderError::NoAnswer(_) | ProviderError::Refused { .. }) => {
+            return Ok(Reply::Unavailable {
+                retry_after_seconds: u32::try_from(LEASE.num_seconds()).unwrap_or(1),
+            });
+        }
+    };
+    // Phase 2: record the charge and the response, if the key is still ours.
+    record(pool, request, fence, &charge.id).await
+}
+// ANCHOR_END: handler
+
+enum Claim {
+    Ours { fence: i64 },
+    Answered(Reply),
+}
+
+/// Phase 1, one transaction: claim the key, or take over one whose lease has run out.
+async fn claim(
+    pool: &PgPool,
+    request: &PaymentRequest,
+    now: DateTime<Utc>,
+) -> Result<Claim, sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    let claimed = sqlx::query(
+        "INSERT INTO idempotency_keys (client_id, key, request, locked_until)
+         VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+    )
+    .bind(request.client())
+    .bind(request.key())
+    .bind(request.fingerprint())
+    .bind(now + LEASE)
+    .execute(&mut *tx)
+    .await?;
+    if claimed.rows_affected() == 1 {
+        tx.commit().await?;
+        return Ok(Claim::Ours { fence: 1 });
+    }
+    let (first_request, point, locked_until, status, body): (
+        String,
+        String,
+        Option<DateTime<Utc>>,
+        Option<i32>,
+        Option<String>,
+    ) = sqlx::query_as(
+        "SELECT request, recovery_point, locked_until, response_status, response_body
+           FROM idempotency_keys WHERE client_id = $1 AND key = $2 FOR UPDATE",
+    )
+    .bind(request.client())
+    .bind(request.key())
+    .fetch_one(&mut *tx)
+    .await?;
+    if first_request != request.fingerprint() {
+        return Ok(Claim::Answered(Reply::KeyReused));
+    }
+    if point == "finished" {
+        let (Some(status), Some(body)) = (status, body) else {
+            return Ok(Claim::Answered(Reply::InFlight));
+        };
+        let status = u16::try_from(status).expect("an HTTP status fits in u16");
+        return Ok(Claim::Answered(Reply::Replayed(Stored { status, body })));
+    }
+    if locked_until.is_some_and(|until| until >= now) {
+        return Ok(Claim::Answered(Reply::InFlight));
+    }
+    // The lease ran out: whoever held it is presumed dead. Take the key over, with a new fence.
+    let fence: i64 = sqlx::query_scalar(
+        "UPDATE idempotency_keys SET locked_until = $3, fence = fence + 1
+          WHERE client_id = $1 AND key = $2 RETURNING fence",
+    )
+    .bind(request.client())
+    .bind(request.key())
+    .bind(now + LEASE)
+    .fetch_one(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(Claim::Ours { fence })
+}
+
+/// Phase 2, one transaction: the key finished, our record of the charge, the client's total,
+/// and the response, all or nothing, and only while `fence` is still the key's.
+async fn record(
+    pool: &PgPool,
+    request: &PaymentRequest,
+    fence: i64,
+    provider_charge: &str,
+) -> Result<Reply, sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    let payment = request.payment();
+    let held = sqlx::query(
+        "UPDATE idempotency_keys SET recovery_point = 'finished', locked_until = NULL
+          WHERE client_id = $1 AND key = $2 AND fence = $3 AND recovery_point = 'started'",
+    )
+    .bind(request.client())
+    .bind(request.key())
+    .bind(fence)
+    .execute(&mut *tx)
+    .await?;
+    if held.rows_affected() == 0 {
+        // Fenced off: someone took the key over while this request was away. It writes
+        // nothing; its client's retry gets whatever the one that took over answered.
+        return Ok(Reply::InFlight);
+    }
+    sqlx::query(
+        "INSERT INTO clients (id, charged_cents) VALUES ($1, $2)
+         ON CONFLICT (id) DO UPDATE SET charged_cents = clients.charged_cents + $2",
+    )
+    .bind(request.client())
+    .bind(payment.amount_cents)
+    .execute(&mut *tx)
+    .await?;
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO charges (client_id, amount_cents, currency, provider_charge_id)
+         VALUES ($1, $2, $3, $4) RETURNING id",
+    )
+    .bind(request.client())
+    .bind(payment.amount_cents)
+    .bind(&payment.currency)
+    .bind(provider_charge)
+    .fetch_one(&mut *tx)
+    .await?;
+    let response = Stored {
+        status: 201,
+        body: serde_json::json!({
+            "id": format!("pay_{id}"),
+            "object": "payment",
+            "amount_cents": payment.amount_cents,
+            "currency": payment.currency,
+            "provider_charge": provider_charge,
+        })
+        .to_string(),
+    };
+    sqlx::query(
+        "UPDATE idempotency_keys SET response_status = $3, response_body = $4
+          WHERE client_id = $1 AND key = $2",
+    )
+    .bind(request.client())
+    .bind(request.key())
+    .bind(i32::from(response.status))
+    .bind(&response.body)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(Reply::Created(response))
+}
+
+/// The provider's key for this request: derived from the client and its key (lesson 06), so
+/// that every attempt at one request asks for the same charge.
+fn derived_key(request: &PaymentRequest) -> String {
+    format!("{}:{}", request.client(), request.key())
+}
+
+fn charge_of(request: &PaymentRequest) -> ChargeRequest {
+    ChargeRequest {
+        customer: request.client().to_string(),
+        amount_cents: request.payment().amount_cents,
+        currency: request.payment().currency.clone(),
+    }
+}
