@@ -14,11 +14,24 @@ pub trait Handler: kit::Handler<Attempt, Output = Result<Reply, sqlx::Error>> {}
 
 impl<H> Handler for H where H: kit::Handler<Attempt, Output = Result<Reply, sqlx::Error>> {}
 
-/// A request, and what the provider does with the charge it leads to.
+/// A request, what the provider does with the charge it leads to, and how long after the API's
+/// clock says now it arrives (a script's way to send a retry once a lease has run out).
 #[derive(Debug, Clone)]
 pub struct Request {
     pub call: Call,
     pub provider: Behaviour,
+    pub later: chrono::TimeDelta,
+}
+
+impl Request {
+    /// `call`, arriving now, to a provider that answers.
+    pub fn now(call: &Call) -> Request {
+        Request {
+            call: call.clone(),
+            provider: Behaviour::Answer,
+            later: chrono::TimeDelta::zero(),
+        }
+    }
 }
 
 /// The handler under test behind the API, as a kit handler of scripted [`Request`]s, with the
@@ -39,11 +52,12 @@ impl<H: Handler> kit::Handler<Request> for Http<H> {
     ) -> impl Future<Output = Self::Output> + Send + 'static + use<H> {
         let (handler, clock, behaviour) =
             (self.handler.clone(), self.clock.clone(), request.provider);
+        let later = request.later;
         let attempt = move |pool: PgPool, accepted: PaymentRequest| {
             let attempt = Attempt {
                 provider: ProviderClient::new(&pool, behaviour),
                 request: accepted,
-                now: clock.now(),
+                now: clock.now() + later,
             };
             kit::Handler::call(&handler, pool, attempt)
         };

@@ -87,6 +87,23 @@ impl ProviderClient {
         key: &str,
         request: &ChargeRequest,
     ) -> Result<Charge, ProviderError> {
+        self.send(Some(key), request).await
+    }
+
+    /// Charges `request` with no key of the caller's: the provider makes a new charge every
+    /// time it is asked (the shipped exercise calls it so).
+    pub async fn charge_without_key(
+        &self,
+        request: &ChargeRequest,
+    ) -> Result<Charge, ProviderError> {
+        self.send(None, request).await
+    }
+
+    async fn send(
+        &self,
+        key: Option<&str>,
+        request: &ChargeRequest,
+    ) -> Result<Charge, ProviderError> {
         let unreachable = |e: &dyn std::fmt::Display| ProviderError::NoAnswer(e.to_string());
         let pool = sqlx::postgres::PgPoolOptions::new()
             .max_connections(1)
@@ -151,9 +168,8 @@ async fn create_charge(
     headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> Response {
-    let Some(key) = headers.get("idempotency-key").and_then(|v| v.to_str().ok()) else {
-        return (StatusCode::BAD_REQUEST, "an Idempotency-Key is required").into_response();
-    };
+    // Optional, as at Stripe: without one, every request is a new charge.
+    let key = headers.get("idempotency-key").and_then(|v| v.to_str().ok());
     let Ok(request) = serde_json::from_slice::<ChargeRequest>(&body) else {
         return (StatusCode::BAD_REQUEST, "the body is not a charge").into_response();
     };
@@ -189,7 +205,7 @@ async fn create_charge(
 /// key was first used for another charge.
 async fn charge_once(
     pool: &PgPool,
-    key: &str,
+    key: Option<&str>,
     request: &ChargeRequest,
 ) -> Result<Option<Charge>, sqlx::Error> {
     let mut tx = pool.begin().await?;
@@ -203,11 +219,20 @@ async fn charge_once(
         .bind(&request.customer)
         .execute(&mut *tx)
         .await?;
+    // Without a key, one of the provider's own: a charge nobody can ask for again.
+    let key: String = match key {
+        Some(key) => key.to_string(),
+        None => {
+            sqlx::query_scalar("SELECT 'none-' || gen_random_uuid()")
+                .fetch_one(&mut *tx)
+                .await?
+        }
+    };
     sqlx::query(
         "INSERT INTO provider.charges (idempotency_key, customer, amount_cents, currency)
          VALUES ($1, $2, $3, $4) ON CONFLICT (idempotency_key) DO NOTHING",
     )
-    .bind(key)
+    .bind(&key)
     .bind(&request.customer)
     .bind(request.amount_cents)
     .bind(&request.currency)
@@ -217,7 +242,7 @@ async fn charge_once(
         "SELECT id, customer, amount_cents, currency FROM provider.charges
           WHERE idempotency_key = $1",
     )
-    .bind(key)
+    .bind(&key)
     .fetch_one(&mut *tx)
     .await?;
     tx.commit().await?;
@@ -236,12 +261,14 @@ async fn charge_once(
 pub async fn charge(
     client: &reqwest::Client,
     url: &str,
-    key: &str,
+    key: Option<&str>,
     request: &ChargeRequest,
 ) -> Result<Charge, ProviderError> {
-    let response = client
-        .post(format!("{url}/v1/charges"))
-        .header("idempotency-key", key)
+    let mut post = client.post(format!("{url}/v1/charges"));
+    if let Some(key) = key {
+        post = post.header("idempotency-key", key);
+    }
+    let response = post
         .header("content-type", "application/json")
         .body(serde_json::to_string(request).expect("a charge request is JSON"))
         .send()
@@ -282,7 +309,7 @@ mod tests {
         let (url, serving) = one_connection(pool.clone(), behaviour).await.unwrap();
         let (client, request) = (reqwest::Client::new(), request(amount));
         tokio::select! {
-            answer = charge(&client, &url, key, &request) => answer,
+            answer = charge(&client, &url, Some(key), &request) => answer,
             () = serving => Err(ProviderError::NoAnswer("served without answering".into())),
         }
     }

@@ -25,8 +25,8 @@ pub async fn provider_hangs_up_then_retried<H: Handler>(subject: Subject<H>) -> 
             &http,
             pool.clone(),
             Request {
-                call: call.clone(),
                 provider,
+                ..Request::now(&call)
             },
         )
     };
@@ -50,5 +50,64 @@ pub async fn provider_hangs_up_then_retried<H: Handler>(subject: Subject<H>) -> 
             Ok(())
         }
         _ => Err(told),
+    }
+}
+
+/// The zombie: acme's first request waits on a slow provider (a script holds acme's row there)
+/// until its lease has run out. acme's retry arrives after the lease, takes the key over, and
+/// waits on the provider too. Then the provider answers both, under the one derived key, with
+/// the same charge. The first request wakes up a zombie: its phase 2 must write nothing. One
+/// charge at the provider, one in our books, acme charged 1500 cents by our books.
+pub async fn zombie_wakes_after_the_key_was_taken_over<H: Handler>(
+    subject: Subject<H>,
+) -> Result<(), String> {
+    let db = (TestDatabase::create(&subject.schema).await).map_err(|e| e.to_string())?;
+    let http = Http {
+        handler: subject.handler.clone(),
+        clock: Clock::default(),
+    };
+    let call = Call::payment("acme", "k-1", 1500);
+    let retry = Request {
+        later: LEASE + TimeDelta::seconds(1),
+        ..Request::now(&call)
+    };
+    let script = kit::Script::new(&http, |r: &Request| {
+        format!("POST /payments (acme, k-1), {:+}s", r.later.num_seconds())
+    })
+    .sql(
+        "holder",
+        "seed",
+        "INSERT INTO provider.customers VALUES ('acme')",
+    )
+    .sql(
+        "holder",
+        "slow",
+        "BEGIN; SELECT 1 FROM provider.customers WHERE id = 'acme' FOR UPDATE",
+    )
+    .sql("holder", "release", "COMMIT")
+    .deliver("api-1", "first", Request::now(&call))
+    .deliver("api-2", "retry", retry);
+    let mut interleaving = (kit::Interleaving::new(&db).await).map_err(|e| e.to_string())?;
+    let ran = interleaving
+        .run(&db, script, "seed slow first retry release", |r| {
+            format!("{r:?}")
+        })
+        .await
+        .map_err(|e| e.to_string())?;
+    let pool = db.pool(1).await.map_err(|e| e.to_string())?;
+    let read = |sql: &'static str| {
+        let pool = pool.clone();
+        async move { sqlx::query_scalar::<_, i64>(sql).fetch_one(&pool).await }
+    };
+    let at_provider = read("SELECT count(*) FROM provider.charges").await;
+    let ours = read("SELECT count(*) FROM charges").await;
+    let charged = read("SELECT charged_cents FROM clients WHERE id = 'acme'").await;
+    match (at_provider, ours, charged) {
+        (Ok(1), Ok(1), Ok(1500)) => Ok(()),
+        seen => Err(format!(
+            "provider charges, our charges, acme's total: {seen:?}\n{}\n{:?}",
+            interleaving.trace(),
+            ran.outcomes
+        )),
     }
 }

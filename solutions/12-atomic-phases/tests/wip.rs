@@ -7,3 +7,11 @@ async fn a_provider_that_hangs_up_charges_once() -> Result<(), String> {
     ))
     .await
 }
+
+#[tokio::test]
+async fn a_zombie_records_nothing() -> Result<(), String> {
+    atomic_phases::scenarios::zombie_wakes_after_the_key_was_taken_over(atomic_phases::subject!(
+        handler::create_payment
+    ))
+    .await
+}

@@ -1,0 +1,17 @@
+//! Work in progress: lesson 12's first scenario against the solution.
+
+#[tokio::test]
+async fn a_provider_that_hangs_up_charges_once() -> Result<(), String> {
+    atomic_phases::scenarios::provider_hangs_up_then_retried(atomic_phases::subject!(
+        handler::create_payment
+    ))
+    .await
+}
+
+#[tokio::test]
+async fn a_zombie_records_nothing() -> Result<(), String> {
+    atomic_phases::scenarios::zombie_wakes_after_the_key_was_taken_over(atomic_phases::subject!(
+        handler::create_payment
+    ))
+    .await
+}
