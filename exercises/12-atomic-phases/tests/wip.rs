@@ -15,3 +15,12 @@ async fn a_zombie_records_nothing() -> Result<(), String> {
     ))
     .await
 }
+
+#[tokio::test]
+async fn a_request_that_dies_between_phases_is_completed() -> Result<(), String> {
+    atomic_phases::scenarios::dies_between_phases_then_completed(
+        atomic_phases::subject!(handler::create_payment),
+        |pool, provider, now| async move { handler::complete(&pool, &provider, now).await },
+    )
+    .await
+}

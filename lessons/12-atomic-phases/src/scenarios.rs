@@ -111,3 +111,66 @@ pub async fn zombie_wakes_after_the_key_was_taken_over<H: Handler>(
         )),
     }
 }
+
+/// acme's request charges at the provider and dies before it records the charge (killed while
+/// its phase 2 waits for acme's row in `clients`, which a script holds). The completer runs once
+/// the lease has run out, and acme retries after that: one charge at the provider, one in our
+/// books, and the retry gets the completer's response, marked as a replay.
+pub async fn dies_between_phases_then_completed<H, C, F>(
+    subject: Subject<H>,
+    complete: C,
+) -> Result<(), String>
+where
+    H: Handler,
+    C: Fn(sqlx::PgPool, crate::ProviderClient, chrono::DateTime<chrono::Utc>) -> F,
+    F: std::future::Future<Output = Result<usize, sqlx::Error>>,
+{
+    let db = (TestDatabase::create(&subject.schema).await).map_err(|e| e.to_string())?;
+    let clock = Clock::default();
+    let http = Http {
+        handler: subject.handler.clone(),
+        clock: clock.clone(),
+    };
+    let call = Call::payment("acme", "k-1", 1500);
+    let script = kit::Script::new(&http, |_: &Request| "POST /payments (acme, k-1)".into())
+        .sql("holder", "seed", "INSERT INTO clients (id) VALUES ('acme')")
+        .sql(
+            "holder",
+            "lock",
+            "BEGIN; SELECT 1 FROM clients WHERE id = 'acme' FOR UPDATE",
+        )
+        .sql("holder", "commit", "COMMIT")
+        .deliver("api-1", "first", Request::now(&call))
+        .kill("die", "api-1");
+    let mut interleaving = (kit::Interleaving::new(&db).await).map_err(|e| e.to_string())?;
+    (interleaving
+        .run(&db, script, "seed lock first die commit", |r| {
+            format!("{r:?}")
+        })
+        .await)
+        .map_err(|e| e.to_string())?;
+    let pool = db.pool(2).await.map_err(|e| e.to_string())?;
+    let after_lease = clock.now() + LEASE + TimeDelta::seconds(1);
+    let provider = crate::ProviderClient::new(&pool, Behaviour::Answer);
+    let completed = complete(pool.clone(), provider, after_lease).await;
+    let retry = Request {
+        later: LEASE + TimeDelta::seconds(2),
+        ..Request::now(&call)
+    };
+    let again = kit::Handler::call(&http, pool.clone(), retry).await;
+    let read = |sql: &'static str| {
+        let pool = pool.clone();
+        async move { sqlx::query_scalar::<_, i64>(sql).fetch_one(&pool).await }
+    };
+    let at_provider = read("SELECT count(*) FROM provider.charges").await;
+    let ours = read("SELECT count(*) FROM charges").await;
+    let charged = read("SELECT charged_cents FROM clients WHERE id = 'acme'").await;
+    match (&again, at_provider, ours, charged) {
+        (Ok(answer), Ok(1), Ok(1), Ok(1500)) if answer.status == 201 && answer.replayed => Ok(()),
+        (again, at_provider, ours, charged) => Err(format!(
+            "completer {completed:?}; retry {again:?}; provider charges {at_provider:?}, ours \
+             {ours:?}, acme's total {charged:?}\n{}",
+            interleaving.trace()
+        )),
+    }
+}

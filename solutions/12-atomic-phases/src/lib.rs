@@ -3,9 +3,9 @@
 //! is recorded after it, and the key's row says how far a request got, so that a retry (or the
 //! completer) can finish a request that died in between.
 
-use atomic_phases::{Attempt, ChargeRequest, LEASE, ProviderError};
+use atomic_phases::{Attempt, ChargeRequest, LEASE, ProviderClient, ProviderError};
 use chrono::{DateTime, Utc};
-use http_keys::{PaymentRequest, Reply, Stored};
+use http_keys::{NewPayment, PaymentRequest, Reply, Stored};
 use sqlx::PgPool;
 
 // ANCHOR: handler
@@ -36,7 +36,8 @@ pub async fn create_payment(pool: &PgPool, attempt: &Attempt) -> Result<Reply, s
         }
     };
     // Phase 2: record the charge and the response, if the key is still ours.
-    record(pool, request, fence, &charge.id).await
+    let key = (request.client(), request.key());
+    record(pool, key, request.payment(), fence, &charge.id).await
 }
 // ANCHOR_END: handler
 
@@ -111,18 +112,18 @@ async fn claim(
 /// and the response, all or nothing, and only while `fence` is still the key's.
 async fn record(
     pool: &PgPool,
-    request: &PaymentRequest,
+    (client, key): (&str, &str),
+    payment: &NewPayment,
     fence: i64,
     provider_charge: &str,
 ) -> Result<Reply, sqlx::Error> {
     let mut tx = pool.begin().await?;
-    let payment = request.payment();
     let held = sqlx::query(
         "UPDATE idempotency_keys SET recovery_point = 'finished', locked_until = NULL
           WHERE client_id = $1 AND key = $2 AND fence = $3 AND recovery_point = 'started'",
     )
-    .bind(request.client())
-    .bind(request.key())
+    .bind(client)
+    .bind(key)
     .bind(fence)
     .execute(&mut *tx)
     .await?;
@@ -135,7 +136,7 @@ async fn record(
         "INSERT INTO clients (id, charged_cents) VALUES ($1, $2)
          ON CONFLICT (id) DO UPDATE SET charged_cents = clients.charged_cents + $2",
     )
-    .bind(request.client())
+    .bind(client)
     .bind(payment.amount_cents)
     .execute(&mut *tx)
     .await?;
@@ -143,7 +144,7 @@ async fn record(
         "INSERT INTO charges (client_id, amount_cents, currency, provider_charge_id)
          VALUES ($1, $2, $3, $4) RETURNING id",
     )
-    .bind(request.client())
+    .bind(client)
     .bind(payment.amount_cents)
     .bind(&payment.currency)
     .bind(provider_charge)
@@ -164,14 +165,73 @@ async fn record(
         "UPDATE idempotency_keys SET response_status = $3, response_body = $4
           WHERE client_id = $1 AND key = $2",
     )
-    .bind(request.client())
-    .bind(request.key())
+    .bind(client)
+    .bind(key)
     .bind(i32::from(response.status))
     .bind(&response.body)
     .execute(&mut *tx)
     .await?;
     tx.commit().await?;
     Ok(Reply::Created(response))
+}
+
+// ANCHOR: complete
+/// The completer: every key still 'started' whose lease has run out at `now` belongs to a
+/// request that died between its phases. Take it over, as its client's retry would, ask the
+/// provider again under the same derived key, and record what it answers. Returns how many it
+/// finished.
+pub async fn complete(
+    pool: &PgPool,
+    provider: &ProviderClient,
+    now: DateTime<Utc>,
+) -> Result<usize, sqlx::Error> {
+    let abandoned: Vec<(String, String, String)> = sqlx::query_as(
+        "SELECT client_id, key, request FROM idempotency_keys
+          WHERE recovery_point = 'started' AND locked_until < $1",
+    )
+    .bind(now)
+    .fetch_all(pool)
+    .await?;
+    let mut finished = 0;
+    for (client, key, request) in abandoned {
+        // The lease, taken with a new fence, only if nobody took it since the look.
+        let fence: Option<i64> = sqlx::query_scalar(
+            "UPDATE idempotency_keys SET locked_until = $3, fence = fence + 1
+              WHERE client_id = $1 AND key = $2
+                AND recovery_point = 'started' AND locked_until < $4
+             RETURNING fence",
+        )
+        .bind(&client)
+        .bind(&key)
+        .bind(now + LEASE)
+        .bind(now)
+        .fetch_optional(pool)
+        .await?;
+        let Some(fence) = fence else { continue };
+        let Some(payment) = payment_of(&request) else {
+            continue;
+        };
+        let charge = ChargeRequest {
+            customer: client.clone(),
+            amount_cents: payment.amount_cents,
+            currency: payment.currency.clone(),
+        };
+        let Ok(charge) = provider.charge(&format!("{client}:{key}"), &charge).await else {
+            continue; // the provider again: the next run of the completer tries again
+        };
+        if let Reply::Created(_) =
+            record(pool, (&client, &key), &payment, fence, &charge.id).await?
+        {
+            finished += 1;
+        }
+    }
+    Ok(finished)
+}
+// ANCHOR_END: complete
+
+/// The payment a stored fingerprint stands for (`POST /payments {…}`).
+fn payment_of(fingerprint: &str) -> Option<NewPayment> {
+    serde_json::from_str(fingerprint.strip_prefix("POST /payments ")?).ok()
 }
 
 /// The provider's key for this request: derived from the client and its key (lesson 06), so
