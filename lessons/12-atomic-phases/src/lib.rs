@@ -5,12 +5,15 @@
 
 mod attempt;
 mod http;
+mod judge;
 pub mod provider;
 pub mod scenarios;
+mod violation;
 
 pub use attempt::{Attempt, Clock, LEASE};
 pub use http::{Handler, Http, Request};
 pub use provider::{Behaviour, Charge, ChargeRequest, ProviderClient, ProviderError};
+pub use violation::{Delivery, FailureCause, Violation, ViolationKind};
 
 /// The schema every lesson-12 crate starts from: the provider's ledger and our charges.
 #[doc(hidden)]

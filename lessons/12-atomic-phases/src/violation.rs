@@ -1,0 +1,132 @@
+//! What a lesson-12 scenario caught, worded to teach: what happened (from what the test read at
+//! the provider and in our books), why it is wrong, and where chapter 12 explains it.
+
+use std::fmt;
+
+use http_keys::Answer;
+use kit::{Common, Explain, Speaks, Topic, Words};
+
+pub use kit::{Delivery, FailureCause};
+
+pub type Violation = kit::Violation<ViolationKind, Delivery>;
+
+const LESSON: &str = "12";
+
+fn see(section: &str) -> String {
+    kit::see(LESSON, section)
+}
+
+#[derive(Debug)]
+pub enum ViolationKind {
+    /// The provider charged the client's card more than once for one request under one key.
+    ChargedTwice {
+        charges: i64,
+    },
+    /// The provider charged once, and our books say otherwise: no record (a charge lost to us),
+    /// or more than one (a zombie, or a completer, recorded it again).
+    BooksDisagree {
+        recorded: i64,
+        charged_cents: i64,
+        amount: i64,
+    },
+    /// Every request and the completer are done, and the provider never charged.
+    NeverCharged {
+        answers: Vec<String>,
+    },
+    /// A retry after the charge was recorded got something other than the stored response.
+    RetryNotReplayed {
+        answer: String,
+    },
+    /// A 503 or 409 that does not say when to come back.
+    NoRetryAfter {
+        answer: String,
+    },
+    Common(Common<Box<Answer>>),
+}
+
+impl Speaks for ViolationKind {
+    const WORDS: Words = Words {
+        call: "request",
+        caller: "client",
+        code: "handler",
+        aggregate: "key",
+        retrier: "client",
+        lost: "the charge the client believes in was never made",
+        reporting_rule: "A request whose work is not done must say so (a 503 or a 409 with \
+                         Retry-After), so that the client sends it again with the same key.",
+        second_process: "a second instance of the API",
+    };
+
+    fn see(topic: Topic) -> String {
+        match topic {
+            Topic::OneProcess | Topic::Neighbours | Topic::Failed(_) => {
+                see("A charge no transaction can take back")
+            }
+            Topic::Reporting => see("Recovery points"),
+        }
+    }
+
+    fn meaning(_: FailureCause) -> Option<&'static str> {
+        None
+    }
+}
+
+impl Explain<Delivery> for ViolationKind {
+    kit::common_kinds!(Box<Answer>);
+
+    fn explain(&self, during: &Delivery, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !matches!(self, ViolationKind::Common(Common::Setup(_))) {
+            write!(f, "{during}: ")?;
+        }
+        match self {
+            ViolationKind::ChargedTwice { charges } => write!(
+                f,
+                "the provider charged acme's card {charges} times for one request under one \
+                 idempotency key.\nNo transaction of ours can take a charge back: a rollback \
+                 forgets that we asked, not that the provider charged. Every attempt at one \
+                 request must ask the provider for the same charge, under a key of the \
+                 provider's derived from ours, so that the provider recognises a retry.\n{}",
+                see("A charge no transaction can take back")
+            ),
+            ViolationKind::BooksDisagree {
+                recorded,
+                charged_cents,
+                amount,
+            } => write!(
+                f,
+                "the provider charged acme once ({amount} cents), and our books hold {recorded} \
+                 record(s) of it, {charged_cents} cents in all.\n{}\n{}",
+                if *recorded == 0 {
+                    "A charge the provider made and we never recorded is money taken that our \
+                     books cannot account for: whoever finds the key unfinished (the retry, the \
+                     completer) must finish it from its recovery point."
+                } else {
+                    "Two requests recorded one charge: one of them worked on the key after it \
+                     had lost it (its lease ran out and another took the key over). The last \
+                     phase writes only while the key is still the request's own."
+                },
+                see("Recovery points")
+            ),
+            ViolationKind::NeverCharged { answers } => write!(
+                f,
+                "every request and the completer are done, and the provider never charged; the \
+                 client was answered: {}.\n{}",
+                answers.join("; "),
+                see("Recovery points")
+            ),
+            ViolationKind::RetryNotReplayed { answer } => write!(
+                f,
+                "once the charge was recorded, acme's retry was answered {answer}, not with the \
+                 stored response marked as a replay.\n{}",
+                see("Recovery points")
+            ),
+            ViolationKind::NoRetryAfter { answer } => write!(
+                f,
+                "acme was answered {answer} with no Retry-After: it learns that the payment is \
+                 not done, not when to ask again.\n{}",
+                see("Recovery points")
+            ),
+            ViolationKind::Common(common) => common.explain::<Self>(f),
+        }
+    }
+}
