@@ -20,3 +20,8 @@ async fn a_request_that_dies_between_phases_is_completed() -> Result<(), Violati
     )
     .await
 }
+
+#[tokio::test]
+async fn a_provider_that_fails_charges_once_after_the_lease() -> Result<(), Violation> {
+    scenarios::provider_fails_then_retried(subject!(handler::create_payment)).await
+}

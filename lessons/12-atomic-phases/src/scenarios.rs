@@ -193,3 +193,32 @@ where
     let answers = [kit::Handler::call(&http, pool.clone(), retry).await];
     judge(&db, &answers, true, during, Some(interleaving.trace())).await
 }
+
+/// The provider fails before charging (a 500: it promises it charged nothing). acme is told to
+/// come back; its retry within the lease is told the same (the first attempt's lease still
+/// holds the key); its retry after the lease pays, once.
+pub async fn provider_fails_then_retried<H: Handler>(subject: Subject<H>) -> Result<(), Violation> {
+    let during = Delivery::Story(
+        "the provider failed before charging, acme retried at once, and again once the lease \
+         had run out",
+    );
+    let db = prepare(&subject, during).await?;
+    let pool = db.pool(1).await.map_err(Violation::setup(during))?;
+    let http = Http {
+        handler: subject.handler.clone(),
+        clock: Clock::default(),
+    };
+    let failing = Request {
+        provider: Behaviour::Fail,
+        ..Request::now(&payment())
+    };
+    let after_lease = Request {
+        later: LEASE + TimeDelta::seconds(1),
+        ..Request::now(&payment())
+    };
+    let mut answers = Vec::new();
+    for request in [failing, Request::now(&payment()), after_lease] {
+        answers.push(kit::Handler::call(&http, pool.clone(), request).await);
+    }
+    judge(&db, &answers, false, during, None).await
+}
