@@ -4,15 +4,65 @@
 
 use std::future::Future;
 
+use chrono::{DateTime, TimeDelta, Utc};
 use http_keys::{Answer, Call, PaymentRequest, Reply, ServerError, send};
 use sqlx::PgPool;
 
 use crate::{Attempt, Behaviour, Clock, ProviderClient};
 
-/// Lesson 12's handlers: `create_payment(&PgPool, &Attempt)`.
-pub trait Handler: kit::Handler<Attempt, Output = Result<Reply, sqlx::Error>> {}
+/// What the completer is given: the provider to ask again, and the time by the API's clock.
+#[derive(Debug, Clone)]
+pub struct Completion {
+    pub provider: ProviderClient,
+    pub now: DateTime<Utc>,
+}
 
-impl<H> Handler for H where H: kit::Handler<Attempt, Output = Result<Reply, sqlx::Error>> {}
+/// A crate's two functions, as the scenarios call them: `create_payment(&PgPool, &Attempt)`
+/// behind the API, and `complete(&PgPool, &ProviderClient, now)`, the completer.
+#[derive(Clone)]
+pub struct Handlers<P, C> {
+    pub pay: P,
+    pub complete: C,
+}
+
+/// Lesson 12's subjects: a crate's [`Handlers`].
+pub trait Handler: Clone + Send + Sync + 'static {
+    type Pay: kit::Handler<Attempt, Output = Result<Reply, sqlx::Error>>;
+    type Complete: kit::Handler<Completion, Output = Result<usize, sqlx::Error>>;
+    fn pay(&self) -> &Self::Pay;
+    fn complete(&self) -> &Self::Complete;
+}
+
+impl<P, C> Handler for Handlers<P, C>
+where
+    P: kit::Handler<Attempt, Output = Result<Reply, sqlx::Error>>,
+    C: kit::Handler<Completion, Output = Result<usize, sqlx::Error>>,
+{
+    type Pay = P;
+    type Complete = C;
+    fn pay(&self) -> &P {
+        &self.pay
+    }
+    fn complete(&self) -> &C {
+        &self.complete
+    }
+}
+
+/// One step a script hands to a worker: a client's request, or a run of the completer, each
+/// `later` than the API's clock says now.
+#[derive(Debug, Clone)]
+pub enum Step {
+    Request(Request),
+    Complete { later: TimeDelta },
+}
+
+/// What a step came to: the API's answer to a request, or how many keys the completer
+/// finished.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    Answered(Result<Answer, ServerError>),
+    Completed(Result<usize, String>),
+}
 
 /// A request, what the provider does with the charge it leads to, and how long after the API's
 /// clock says now it arrives (a script's way to send a retry once a lease has run out).
@@ -20,7 +70,7 @@ impl<H> Handler for H where H: kit::Handler<Attempt, Output = Result<Reply, sqlx
 pub struct Request {
     pub call: Call,
     pub provider: Behaviour,
-    pub later: chrono::TimeDelta,
+    pub later: TimeDelta,
 }
 
 impl Request {
@@ -29,7 +79,7 @@ impl Request {
         Request {
             call: call.clone(),
             provider: Behaviour::Answer,
-            later: chrono::TimeDelta::zero(),
+            later: TimeDelta::zero(),
         }
     }
 }
@@ -42,43 +92,63 @@ pub struct Http<H> {
     pub clock: Clock,
 }
 
-impl<H: Handler> kit::Handler<Request> for Http<H> {
-    type Output = Result<Answer, ServerError>;
+impl<H: Handler> kit::Handler<Step> for Http<H> {
+    type Output = Outcome;
 
     fn call(
         &self,
         pool: PgPool,
-        request: Request,
-    ) -> impl Future<Output = Self::Output> + Send + 'static + use<H> {
-        let (handler, clock, behaviour) =
-            (self.handler.clone(), self.clock.clone(), request.provider);
-        let later = request.later;
-        let attempt = move |pool: PgPool, accepted: PaymentRequest| {
-            let attempt = Attempt {
-                provider: ProviderClient::new(&pool, behaviour),
-                request: accepted,
-                now: clock.now() + later,
-            };
-            kit::Handler::call(&handler, pool, attempt)
-        };
+        step: Step,
+    ) -> impl Future<Output = Outcome> + Send + 'static + use<H> {
+        let (handlers, clock) = (self.handler.clone(), self.clock.clone());
         async move {
-            let (url, serving) =
-                (http_keys::server::one_connection(pool, attempt).await).map_err(|e| {
-                    ServerError {
-                        status: None,
-                        sqlstate: None,
-                        detail: format!("the API could not start: {e}"),
-                    }
-                })?;
-            let client = reqwest::Client::new();
-            tokio::select! {
-                answer = send(&client, &url, &request.call) => answer,
-                () = serving => Err(ServerError {
-                    status: None,
-                    sqlstate: None,
-                    detail: "the API closed the connection without an answer".into(),
-                }),
+            match step {
+                Step::Request(request) => {
+                    Outcome::Answered(answer(handlers, clock, pool, request).await)
+                }
+                Step::Complete { later } => {
+                    let completion = Completion {
+                        provider: ProviderClient::new(&pool, Behaviour::Answer),
+                        now: clock.now() + later,
+                    };
+                    let done = kit::Handler::call(handlers.complete(), pool, completion).await;
+                    Outcome::Completed(done.map_err(|e| kit::describe_sqlx(&e)))
+                }
             }
         }
+    }
+}
+
+/// `request`, through lesson 11's API served for its one connection, in front of the crate's
+/// `create_payment`.
+async fn answer<H: Handler>(
+    handlers: H,
+    clock: Clock,
+    pool: PgPool,
+    request: Request,
+) -> Result<Answer, ServerError> {
+    let (behaviour, later) = (request.provider, request.later);
+    let attempt = move |pool: PgPool, accepted: PaymentRequest| {
+        let attempt = Attempt {
+            provider: ProviderClient::new(&pool, behaviour),
+            request: accepted,
+            now: clock.now() + later,
+        };
+        kit::Handler::call(handlers.pay(), pool, attempt)
+    };
+    let (url, serving) =
+        (http_keys::server::one_connection(pool, attempt).await).map_err(|e| ServerError {
+            status: None,
+            sqlstate: None,
+            detail: format!("the API could not start: {e}"),
+        })?;
+    let client = reqwest::Client::new();
+    tokio::select! {
+        answer = send(&client, &url, &request.call) => answer,
+        () = serving => Err(ServerError {
+            status: None,
+            sqlstate: None,
+            detail: "the API closed the connection without an answer".into(),
+        }),
     }
 }

@@ -11,7 +11,7 @@ pub mod scenarios;
 mod violation;
 
 pub use attempt::{Attempt, Clock, LEASE};
-pub use http::{Handler, Http, Request};
+pub use http::{Completion, Handler, Handlers, Http, Outcome, Request, Step};
 pub use provider::{Behaviour, Charge, ChargeRequest, ProviderClient, ProviderError};
 pub use violation::{Delivery, FailureCause, Violation, ViolationKind};
 
@@ -22,21 +22,27 @@ pub const BASE_MIGRATIONS: &str = concat!(
     "/../../migrations/atomic_phases"
 );
 
-/// `subject!(handler::create_payment)`: the handler of the crate being tested, with lesson 12's
+/// `subject!(handler)`: the crate `handler`'s `create_payment` and `complete`, with lesson 12's
 /// base schema and that crate's own migrations.
 #[macro_export]
 macro_rules! subject {
-    ($handler:path) => {
-        $crate::subject!($handler, env!("CARGO_MANIFEST_DIR"))
+    ($crate_name:ident) => {
+        $crate::subject!($crate_name, env!("CARGO_MANIFEST_DIR"))
     };
-    ($handler:path, $crate_dir:expr) => {
-        $crate::__private::kit::subject!(
-            $crate::Attempt,
-            $handler,
+    ($crate_name:ident, $crate_dir:expr) => {
+        $crate::__private::kit::Subject::new(
             [
-                $crate::BASE_MIGRATIONS,
+                ::std::path::PathBuf::from($crate::BASE_MIGRATIONS),
                 ::std::path::Path::new($crate_dir).join("migrations"),
-            ]
+            ],
+            $crate::Handlers {
+                pay: |pool: $crate::__private::PgPool, attempt: $crate::Attempt| async move {
+                    $crate_name::create_payment(&pool, &attempt).await
+                },
+                complete: |pool: $crate::__private::PgPool, done: $crate::Completion| async move {
+                    $crate_name::complete(&pool, &done.provider, done.now).await
+                },
+            },
         )
     };
 }
@@ -44,4 +50,5 @@ macro_rules! subject {
 #[doc(hidden)]
 pub mod __private {
     pub use kit;
+    pub use sqlx::PgPool;
 }

@@ -2,15 +2,15 @@
 //! our books, every "not done" answer saying when to come back, and the client's last answer
 //! the payment.
 
-use std::future::Future;
-
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::TimeDelta;
 use http_keys::{Answer, Call, ServerError};
 use kit::{Subject, TestDatabase};
-use sqlx::PgPool;
 
 use crate::judge::{Books, verdict};
-use crate::{Behaviour, Clock, Delivery, Handler, Http, LEASE, ProviderClient, Request, Violation};
+use crate::{
+    Behaviour, Clock, Delivery, Handler, Http, LEASE, Outcome, Request, Step, Violation,
+    ViolationKind,
+};
 
 /// The amount every scenario's request asks for.
 const AMOUNT: i64 = 1500;
@@ -19,16 +19,66 @@ fn payment() -> Call {
     Call::payment("acme", "k-1", AMOUNT)
 }
 
-/// How a trace shows a request: `POST /payments (acme, k-1), +31s`.
-fn shown(request: &Request) -> String {
-    format!(
-        "POST /payments (acme, k-1), {:+}s",
-        request.later.num_seconds()
-    )
+/// acme's request, arriving `later` than the API's clock says now, to a provider that behaves
+/// as `provider` says.
+fn request(provider: Behaviour, later: TimeDelta) -> Step {
+    Step::Request(Request {
+        provider,
+        later,
+        ..Request::now(&payment())
+    })
 }
 
-fn describe(outcome: &Result<Answer, ServerError>) -> String {
-    http_keys::describe_answer(outcome)
+/// Past the lease of a request that arrived now.
+fn after_lease(seconds: i64) -> TimeDelta {
+    LEASE + TimeDelta::seconds(seconds)
+}
+
+/// How a trace shows a step: `POST /payments (acme, k-1), +31s` or `complete, +31s`.
+fn shown(step: &Step) -> String {
+    match step {
+        Step::Request(request) => format!(
+            "POST /payments (acme, k-1), {:+}s",
+            request.later.num_seconds()
+        ),
+        Step::Complete { later } => format!("complete, {:+}s", later.num_seconds()),
+    }
+}
+
+fn describe(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Answered(answer) => http_keys::describe_answer(answer),
+        Outcome::Completed(Ok(n)) => format!("{n} key(s) completed"),
+        Outcome::Completed(Err(error)) => error.clone(),
+    }
+}
+
+/// The API's answers among `outcomes`, in the order given; a completer that failed is the
+/// scenario's failure.
+fn answers(
+    outcomes: impl IntoIterator<Item = Outcome>,
+) -> Result<Vec<Result<Answer, ServerError>>, ViolationKind> {
+    let mut answers = Vec::new();
+    for outcome in outcomes {
+        match outcome {
+            Outcome::Answered(answer) => answers.push(answer),
+            Outcome::Completed(Ok(_)) => {}
+            Outcome::Completed(Err(error)) => {
+                return Err(ViolationKind::Common(kit::Common::HandlerFailed {
+                    error: format!("the completer failed: {error}"),
+                    cause: kit::FailureCause::Other,
+                }));
+            }
+        }
+    }
+    Ok(answers)
+}
+
+fn http<H: Handler>(subject: &Subject<H>) -> Http<H> {
+    Http {
+        handler: subject.handler.clone(),
+        clock: Clock::default(),
+    }
 }
 
 async fn prepare<H: Handler>(
@@ -40,15 +90,31 @@ async fn prepare<H: Handler>(
         .map_err(Violation::setup(during))
 }
 
+/// Sends `steps` one after the other, each once the last is done, each on a pool of its own.
+async fn one_by_one<H: Handler>(
+    db: &TestDatabase,
+    http: &Http<H>,
+    steps: Vec<Step>,
+    during: Delivery,
+) -> Result<Vec<Outcome>, Violation> {
+    let pool = db.pool(1).await.map_err(Violation::setup(during))?;
+    let mut outcomes = Vec::new();
+    for step in steps {
+        outcomes.push(kit::Handler::call(http, pool.clone(), step).await);
+    }
+    Ok(outcomes)
+}
+
 async fn judge(
     db: &TestDatabase,
-    answers: &[Result<Answer, ServerError>],
+    outcomes: Vec<Outcome>,
     replay_last: bool,
     during: Delivery,
     trace: Option<&kit::Trace>,
 ) -> Result<(), Violation> {
+    let answers = answers(outcomes).map_err(Violation::caught(during, trace))?;
     let books = Books::read(db).await.map_err(Violation::setup(during))?;
-    verdict(books, AMOUNT, answers, replay_last).map_err(Violation::caught(during, trace))
+    verdict(books, AMOUNT, &answers, replay_last).map_err(Violation::caught(during, trace))
 }
 
 /// The provider charges acme's card and hangs up before answering: acme gets a 503 (the
@@ -62,24 +128,30 @@ pub async fn provider_hangs_up_then_retried<H: Handler>(
          request again once the lease had run out",
     );
     let db = prepare(&subject, during).await?;
-    let pool = db.pool(1).await.map_err(Violation::setup(during))?;
-    let http = Http {
-        handler: subject.handler.clone(),
-        clock: Clock::default(),
-    };
-    let first = Request {
-        provider: Behaviour::ChargeThenHangUp,
-        ..Request::now(&payment())
-    };
-    let retry = Request {
-        later: LEASE + TimeDelta::seconds(1),
-        ..Request::now(&payment())
-    };
-    let mut answers = Vec::new();
-    for request in [first, retry] {
-        answers.push(kit::Handler::call(&http, pool.clone(), request).await);
-    }
-    judge(&db, &answers, false, during, None).await
+    let steps = vec![
+        request(Behaviour::ChargeThenHangUp, TimeDelta::zero()),
+        request(Behaviour::Answer, after_lease(1)),
+    ];
+    let outcomes = one_by_one(&db, &http(&subject), steps, during).await?;
+    judge(&db, outcomes, false, during, None).await
+}
+
+/// The provider fails before charging (a 500: it promises it charged nothing). acme is told to
+/// come back; its retry within the lease is told the same (the first attempt's lease still
+/// holds the key); its retry after the lease pays, once.
+pub async fn provider_fails_then_retried<H: Handler>(subject: Subject<H>) -> Result<(), Violation> {
+    let during = Delivery::Story(
+        "the provider failed before charging, acme retried at once, and again once the lease \
+         had run out",
+    );
+    let db = prepare(&subject, during).await?;
+    let steps = vec![
+        request(Behaviour::Fail, TimeDelta::zero()),
+        request(Behaviour::Answer, TimeDelta::zero()),
+        request(Behaviour::Answer, after_lease(1)),
+    ];
+    let outcomes = one_by_one(&db, &http(&subject), steps, during).await?;
+    judge(&db, outcomes, false, during, None).await
 }
 
 /// The zombie: acme's first request waits on a slow provider (a script holds acme's row there)
@@ -94,15 +166,7 @@ pub async fn zombie_wakes_after_the_key_was_taken_over<H: Handler>(
          took the key over, and then the provider answered both (a scripted interleaving)",
     );
     let db = prepare(&subject, during).await?;
-    let http = Http {
-        handler: subject.handler.clone(),
-        clock: Clock::default(),
-    };
-    let retry = Request {
-        later: LEASE + TimeDelta::seconds(1),
-        ..Request::now(&payment())
-    };
-    let script = kit::Script::new(&http, shown)
+    let script = kit::Script::new(&http(&subject), shown)
         .sql(
             "holder",
             "seed",
@@ -114,8 +178,12 @@ pub async fn zombie_wakes_after_the_key_was_taken_over<H: Handler>(
             "BEGIN; SELECT 1 FROM provider.customers WHERE id = 'acme' FOR UPDATE",
         )
         .sql("holder", "release", "COMMIT")
-        .deliver("api-1", "first", Request::now(&payment()))
-        .deliver("api-2", "retry", retry);
+        .deliver(
+            "api-1",
+            "first",
+            request(Behaviour::Answer, TimeDelta::zero()),
+        )
+        .deliver("api-2", "retry", request(Behaviour::Answer, after_lease(1)));
     let (interleaving, ran) = kit::play(
         &db,
         script,
@@ -124,44 +192,27 @@ pub async fn zombie_wakes_after_the_key_was_taken_over<H: Handler>(
         during,
     )
     .await?;
-    let answers: Vec<_> = ran.outcomes.into_iter().map(|(_, answer)| answer).collect();
-    // Either request may be the one that records: the other must be told to come back.
-    let last_is_payment = answers
-        .iter()
-        .any(|a| a.as_ref().is_ok_and(|a| a.status == 201));
-    let answers: Vec<_> = if last_is_payment {
-        let (paid, other): (Vec<_>, Vec<_>) =
-            (answers.into_iter()).partition(|a| a.as_ref().is_ok_and(|a| a.status == 201));
-        other.into_iter().chain(paid).collect()
-    } else {
-        answers
-    };
-    judge(&db, &answers, false, during, Some(interleaving.trace())).await
+    // Either request may be the one that records: the other is told to come back, and the
+    // payment is what the client ends up with.
+    let (paid, other): (Vec<_>, Vec<_>) = (ran.outcomes.into_iter().map(|(_, o)| o))
+        .partition(|o| matches!(o, Outcome::Answered(Ok(a)) if a.status == 201));
+    let outcomes = other.into_iter().chain(paid).collect();
+    judge(&db, outcomes, false, during, Some(interleaving.trace())).await
 }
 
 /// acme's request charges at the provider and dies before it records the charge (killed while
 /// its last phase waits for acme's row in `clients`, which a script holds). The completer runs
 /// once the lease has run out, and acme retries after that: the retry gets the completer's
 /// response, marked as a replay.
-pub async fn dies_between_phases_then_completed<H, C, F>(
+pub async fn dies_between_phases_then_completed<H: Handler>(
     subject: Subject<H>,
-    complete: C,
-) -> Result<(), Violation>
-where
-    H: Handler,
-    C: Fn(PgPool, ProviderClient, DateTime<Utc>) -> F,
-    F: Future<Output = Result<usize, sqlx::Error>>,
-{
+) -> Result<(), Violation> {
     let during = Delivery::Story(
         "acme's request died after the provider charged and before it recorded the charge (a \
          scripted crash); the completer ran once the lease had run out, and acme retried",
     );
     let db = prepare(&subject, during).await?;
-    let clock = Clock::default();
-    let http = Http {
-        handler: subject.handler.clone(),
-        clock: clock.clone(),
-    };
+    let http = http(&subject);
     let script = kit::Script::new(&http, shown)
         .sql("holder", "seed", "INSERT INTO clients (id) VALUES ('acme')")
         .sql(
@@ -170,55 +221,88 @@ where
             "BEGIN; SELECT 1 FROM clients WHERE id = 'acme' FOR UPDATE",
         )
         .sql("holder", "commit", "COMMIT")
-        .deliver("api-1", "first", Request::now(&payment()))
-        .kill("die", "api-1");
-    let (interleaving, _) =
-        kit::play(&db, script, "seed lock first die commit", describe, during).await?;
-    let pool = db.pool(2).await.map_err(Violation::setup(during))?;
-    let provider = ProviderClient::new(&pool, Behaviour::Answer);
-    let completed = complete(
-        pool.clone(),
-        provider,
-        clock.now() + LEASE + TimeDelta::seconds(1),
-    );
-    if let Err(error) = completed.await {
-        return Err(Violation::caught(during, Some(interleaving.trace()))(
-            crate::ViolationKind::Common(kit::Common::failed(&error)),
-        ));
-    }
-    let retry = Request {
-        later: LEASE + TimeDelta::seconds(2),
-        ..Request::now(&payment())
-    };
-    let answers = [kit::Handler::call(&http, pool.clone(), retry).await];
-    judge(&db, &answers, true, during, Some(interleaving.trace())).await
+        .deliver(
+            "api-1",
+            "first",
+            request(Behaviour::Answer, TimeDelta::zero()),
+        )
+        .kill("die", "api-1")
+        .deliver(
+            "completer",
+            "complete",
+            Step::Complete {
+                later: after_lease(1),
+            },
+        )
+        .deliver("api-2", "retry", request(Behaviour::Answer, after_lease(2)));
+    let (interleaving, ran) = kit::play(
+        &db,
+        script,
+        "seed lock first die commit complete retry",
+        describe,
+        during,
+    )
+    .await?;
+    let outcomes = ran.outcomes.into_iter().map(|(_, o)| o).collect();
+    judge(&db, outcomes, true, during, Some(interleaving.trace())).await
 }
 
-/// The provider fails before charging (a 500: it promises it charged nothing). acme is told to
-/// come back; its retry within the lease is told the same (the first attempt's lease still
-/// holds the key); its retry after the lease pays, once.
-pub async fn provider_fails_then_retried<H: Handler>(subject: Subject<H>) -> Result<(), Violation> {
+/// The completer runs while acme's request waits on a slow provider, its lease still live: the
+/// request is slow, not dead, and the completer must leave its key alone.
+pub async fn completer_leaves_a_live_lease_alone<H: Handler>(
+    subject: Subject<H>,
+) -> Result<(), Violation> {
     let during = Delivery::Story(
-        "the provider failed before charging, acme retried at once, and again once the lease \
-         had run out",
+        "the completer ran while acme's request waited on a slow provider, its lease still \
+         live (a scripted interleaving)",
     );
     let db = prepare(&subject, during).await?;
-    let pool = db.pool(1).await.map_err(Violation::setup(during))?;
-    let http = Http {
-        handler: subject.handler.clone(),
-        clock: Clock::default(),
-    };
-    let failing = Request {
-        provider: Behaviour::Fail,
-        ..Request::now(&payment())
-    };
-    let after_lease = Request {
-        later: LEASE + TimeDelta::seconds(1),
-        ..Request::now(&payment())
-    };
-    let mut answers = Vec::new();
-    for request in [failing, Request::now(&payment()), after_lease] {
-        answers.push(kit::Handler::call(&http, pool.clone(), request).await);
+    let script = kit::Script::new(&http(&subject), shown)
+        .sql(
+            "holder",
+            "seed",
+            "INSERT INTO provider.customers VALUES ('acme')",
+        )
+        .sql(
+            "holder",
+            "slow",
+            "BEGIN; SELECT 1 FROM provider.customers WHERE id = 'acme' FOR UPDATE",
+        )
+        .sql("holder", "release", "COMMIT")
+        .deliver(
+            "api-1",
+            "first",
+            request(Behaviour::Answer, TimeDelta::zero()),
+        )
+        .deliver(
+            "completer",
+            "complete",
+            Step::Complete {
+                later: TimeDelta::seconds(1),
+            },
+        );
+    let (interleaving, ran) = kit::play(
+        &db,
+        script,
+        "seed slow first complete release",
+        describe,
+        during,
+    )
+    .await?;
+    let outcomes: Vec<Outcome> = ran.outcomes.into_iter().map(|(_, o)| o).collect();
+    let took_over = outcomes
+        .iter()
+        .any(|o| matches!(o, Outcome::Completed(Ok(n)) if *n > 0));
+    if took_over {
+        let answer = (outcomes.iter())
+            .find_map(|o| match o {
+                Outcome::Answered(answer) => Some(http_keys::describe_answer(answer)),
+                Outcome::Completed(_) => None,
+            })
+            .unwrap_or_default();
+        return Err(Violation::caught(during, Some(interleaving.trace()))(
+            ViolationKind::TookOverALiveLease { answer },
+        ));
     }
-    judge(&db, &answers, false, during, None).await
+    judge(&db, outcomes, false, during, Some(interleaving.trace())).await
 }

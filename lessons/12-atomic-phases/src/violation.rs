@@ -41,6 +41,10 @@ pub enum ViolationKind {
     NoRetryAfter {
         answer: String,
     },
+    /// The completer finished a key whose request was still within its lease.
+    TookOverALiveLease {
+        answer: String,
+    },
     Common(Common<Box<Answer>>),
 }
 
@@ -125,6 +129,15 @@ impl Explain<Delivery> for ViolationKind {
                 "acme was answered {answer} with no Retry-After: it learns that the payment is \
                  not done, not when to ask again.\n{}",
                 see("Recovery points")
+            ),
+            ViolationKind::TookOverALiveLease { answer } => write!(
+                f,
+                "the completer finished acme's key while acme's request still held its lease, \
+                 and the request, which was slow and not dead, was answered {answer}.\nA lease \
+                 is the promise that nobody else works on the key until it runs out: the \
+                 completer takes over only keys whose lease has run out, by the API's clock, \
+                 and takes them over with a new fence.\n{}",
+                see("The completer")
             ),
             ViolationKind::Common(common) => common.explain::<Self>(f),
         }
