@@ -8,11 +8,13 @@ use kit::{Common, FailureCause, KitError, TestDatabase};
 use crate::ViolationKind;
 
 /// What the provider and our books hold, read by the test's own session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Books {
     pub(crate) provider_charges: i64,
     pub(crate) recorded: i64,
     pub(crate) charged_cents: i64,
+    /// The provider's first charge, as its API names it (`ch_1`), if it made one.
+    pub(crate) provider_charge: Option<String>,
 }
 
 impl Books {
@@ -22,7 +24,8 @@ impl Books {
             .query_one(
                 "SELECT (SELECT count(*) FROM provider.charges),
                         (SELECT count(*) FROM charges),
-                        (SELECT coalesce(sum(charged_cents), 0)::bigint FROM clients)",
+                        (SELECT coalesce(sum(charged_cents), 0)::bigint FROM clients),
+                        (SELECT 'ch_' || min(id) FROM provider.charges)",
                 &[],
             )
             .await
@@ -33,18 +36,17 @@ impl Books {
             provider_charges: row.get(0),
             recorded: row.get(1),
             charged_cents: row.get(2),
+            provider_charge: row.get(3),
         })
     }
 }
 
 /// Judges one key's requests (`answers`, in the order they were sent) by `books`; `amount` is
-/// what the request asks for; `replay_last` says whether the last answer must be a replay (the
-/// charge was recorded before it, by the completer).
+/// what the request asks for.
 pub(crate) fn verdict(
-    books: Books,
+    books: &Books,
     amount: i64,
     answers: &[Result<Answer, ServerError>],
-    replay_last: bool,
 ) -> Result<(), ViolationKind> {
     for answer in answers {
         match answer {
@@ -78,10 +80,16 @@ pub(crate) fn verdict(
             amount,
         });
     }
+    // The client's last answer is the payment: a 201 that names the provider's charge.
+    let names = |answer: &Answer| {
+        let body: serde_json::Value = serde_json::from_str(&answer.body).unwrap_or_default();
+        body["provider_charge"].as_str() == books.provider_charge.as_deref()
+    };
     match answers.last() {
-        Some(Ok(last)) if last.status == 201 && (last.replayed || !replay_last) => Ok(()),
-        Some(Ok(last)) => Err(ViolationKind::RetryNotReplayed {
+        Some(Ok(last)) if last.status == 201 && names(last) => Ok(()),
+        Some(Ok(last)) => Err(ViolationKind::LastAnswerNotThePayment {
             answer: last.shown(),
+            body: last.body.clone(),
         }),
         _ => Ok(()),
     }

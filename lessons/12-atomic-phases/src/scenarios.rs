@@ -108,13 +108,12 @@ async fn one_by_one<H: Handler>(
 async fn judge(
     db: &TestDatabase,
     outcomes: Vec<Outcome>,
-    replay_last: bool,
     during: Delivery,
     trace: Option<&kit::Trace>,
 ) -> Result<(), Violation> {
     let answers = answers(outcomes).map_err(Violation::caught(during, trace))?;
     let books = Books::read(db).await.map_err(Violation::setup(during))?;
-    verdict(books, AMOUNT, &answers, replay_last).map_err(Violation::caught(during, trace))
+    verdict(&books, AMOUNT, &answers).map_err(Violation::caught(during, trace))
 }
 
 /// The provider charges acme's card and hangs up before answering: acme gets a 503 (the
@@ -133,7 +132,7 @@ pub async fn provider_hangs_up_then_retried<H: Handler>(
         request(Behaviour::Answer, after_lease(1)),
     ];
     let outcomes = one_by_one(&db, &http(&subject), steps, during).await?;
-    judge(&db, outcomes, false, during, None).await
+    judge(&db, outcomes, during, None).await
 }
 
 /// The provider fails before charging (a 500: it promises it charged nothing). acme is told to
@@ -151,7 +150,7 @@ pub async fn provider_fails_then_retried<H: Handler>(subject: Subject<H>) -> Res
         request(Behaviour::Answer, after_lease(1)),
     ];
     let outcomes = one_by_one(&db, &http(&subject), steps, during).await?;
-    judge(&db, outcomes, false, during, None).await
+    judge(&db, outcomes, during, None).await
 }
 
 /// The zombie: acme's first request waits on a slow provider (a script holds acme's row there)
@@ -197,13 +196,13 @@ pub async fn zombie_wakes_after_the_key_was_taken_over<H: Handler>(
     let (paid, other): (Vec<_>, Vec<_>) = (ran.outcomes.into_iter().map(|(_, o)| o))
         .partition(|o| matches!(o, Outcome::Answered(Ok(a)) if a.status == 201));
     let outcomes = other.into_iter().chain(paid).collect();
-    judge(&db, outcomes, false, during, Some(interleaving.trace())).await
+    judge(&db, outcomes, during, Some(interleaving.trace())).await
 }
 
 /// acme's request charges at the provider and dies before it records the charge (killed while
 /// its last phase waits for acme's row in `clients`, which a script holds). The completer runs
-/// once the lease has run out, and acme retries after that: the retry gets the completer's
-/// response, marked as a replay.
+/// once the lease has run out, and acme retries after that: the retry gets the payment the
+/// completer recorded.
 pub async fn dies_between_phases_then_completed<H: Handler>(
     subject: Subject<H>,
 ) -> Result<(), Violation> {
@@ -244,7 +243,7 @@ pub async fn dies_between_phases_then_completed<H: Handler>(
     )
     .await?;
     let outcomes = ran.outcomes.into_iter().map(|(_, o)| o).collect();
-    judge(&db, outcomes, true, during, Some(interleaving.trace())).await
+    judge(&db, outcomes, during, Some(interleaving.trace())).await
 }
 
 /// The completer runs while acme's request waits on a slow provider, its lease still live: the
@@ -304,5 +303,5 @@ pub async fn completer_leaves_a_live_lease_alone<H: Handler>(
             ViolationKind::TookOverALiveLease { answer },
         ));
     }
-    judge(&db, outcomes, false, during, Some(interleaving.trace())).await
+    judge(&db, outcomes, during, Some(interleaving.trace())).await
 }

@@ -33,9 +33,11 @@ pub enum ViolationKind {
     NeverCharged {
         answers: Vec<String>,
     },
-    /// A retry after the charge was recorded got something other than the stored response.
-    RetryNotReplayed {
+    /// Every request is done, and the client's last answer is not the payment (a 201 naming
+    /// the provider's charge).
+    LastAnswerNotThePayment {
         answer: String,
+        body: String,
     },
     /// A 503 or 409 that does not say when to come back.
     NoRetryAfter {
@@ -118,10 +120,12 @@ impl Explain<Delivery> for ViolationKind {
                 answers.join("; "),
                 see("Recovery points")
             ),
-            ViolationKind::RetryNotReplayed { answer } => write!(
+            ViolationKind::LastAnswerNotThePayment { answer, body } => write!(
                 f,
-                "once the charge was recorded, acme's retry was answered {answer}, not with the \
-                 stored response marked as a replay.\n{}",
+                "every request is done, and acme's last answer was {answer}: {body}\nThe \
+                 provider charged once and our books hold it: the client's retry must be \
+                 answered with that payment (a 201 naming the provider's charge), not told to \
+                 come back again, or given another.\n{}",
                 see("Recovery points")
             ),
             ViolationKind::NoRetryAfter { answer } => write!(
