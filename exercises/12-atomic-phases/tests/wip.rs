@@ -26,3 +26,8 @@ async fn a_request_that_dies_between_phases_is_completed() -> Result<(), Violati
 async fn the_completer_leaves_a_live_request_alone() -> Result<(), Violation> {
     scenarios::completer_leaves_a_live_lease_alone(subject!(handler)).await
 }
+
+#[tokio::test]
+async fn a_slow_provider_holds_up_no_one() -> Result<(), Violation> {
+    scenarios::slow_provider_holds_up_no_one(subject!(handler)).await
+}

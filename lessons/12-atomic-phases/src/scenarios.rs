@@ -305,3 +305,79 @@ pub async fn completer_leaves_a_live_lease_alone<H: Handler>(
     }
     judge(&db, outcomes, during, Some(interleaving.trace())).await
 }
+
+/// One instance of the API, with one database connection: acme's request waits on a slow
+/// provider (a script holds acme's row there) while globex's request arrives. globex needs
+/// nothing of acme's, and must be answered with its payment before acme's provider answers.
+pub async fn slow_provider_holds_up_no_one<H: Handler>(
+    subject: Subject<H>,
+) -> Result<(), Violation> {
+    let during = Delivery::Story(
+        "acme's request waited on a slow provider while globex's request reached the same \
+         instance of the API, which has one database connection (a scripted interleaving)",
+    );
+    let db = prepare(&subject, during).await?;
+    let pool = db
+        .pool_named(1, "api")
+        .await
+        .map_err(Violation::setup(during))?;
+    let (handlers, clock) = (subject.handler.clone(), Clock::default());
+    let handler = move |pool: sqlx::PgPool, accepted: http_keys::PaymentRequest| {
+        let attempt = crate::Attempt {
+            provider: crate::ProviderClient::new(&pool, Behaviour::Answer),
+            request: accepted,
+            now: clock.now(),
+        };
+        kit::Handler::call(handlers.pay(), pool, attempt)
+    };
+    let server = (http_keys::server::Server::start(pool.clone(), handler).await).map_err(|e| {
+        Violation::setup(during)(kit::KitError::Provision {
+            what: "the payment API".into(),
+            detail: e.to_string(),
+        })
+    })?;
+    let (client, url) = (reqwest::Client::new(), server.url());
+    let mut interleaving = (kit::Interleaving::new(&db).await).map_err(Violation::setup(during))?;
+    let holder = (interleaving.session(&db, "holder").await).map_err(Violation::setup(during))?;
+    for sql in [
+        "INSERT INTO provider.customers VALUES ('acme')",
+        "BEGIN; SELECT 1 FROM provider.customers WHERE id = 'acme' FOR UPDATE",
+    ] {
+        (interleaving.step(&holder, sql).await).map_err(Violation::setup(during))?;
+    }
+    let acme = {
+        let (client, url) = (client.clone(), url.clone());
+        let call = Call::payment("acme", "k-1", AMOUNT);
+        interleaving.start(
+            "api",
+            &pool,
+            "POST /payments (acme, k-1)",
+            move |_| async move { http_keys::send(&client, &url, &call).await },
+        )
+    };
+    let acme = acme.await.map_err(Violation::setup(during))?;
+    let globex = http_keys::send(&client, &url, &Call::payment("globex", "k-1", AMOUNT)).await;
+    interleaving.note(format!(
+        "globex: POST /payments (globex, k-1): {}",
+        http_keys::describe_answer(&globex)
+    ));
+    (interleaving.step(&holder, "COMMIT").await).map_err(Violation::setup(during))?;
+    let acme = interleaving.finish(acme, http_keys::describe_answer).await;
+    server.stop().await;
+    let acme = acme.map_err(Violation::setup(during))?;
+    let caught = Violation::caught(during, Some(interleaving.trace()));
+    match (&globex, &acme) {
+        (Ok(globex), Ok(acme)) if globex.status == 201 && acme.status == 201 => Ok(()),
+        (Ok(globex), acme) if globex.status == 201 => {
+            Err(caught(ViolationKind::LastAnswerNotThePayment {
+                answer: http_keys::describe_answer(acme),
+                body: acme
+                    .as_ref()
+                    .map_or_else(|e| e.detail.clone(), |a| a.body.clone()),
+            }))
+        }
+        (globex, _) => Err(caught(ViolationKind::HeldUpByASlowProvider {
+            answer: http_keys::describe_answer(globex),
+        })),
+    }
+}

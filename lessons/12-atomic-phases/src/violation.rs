@@ -47,6 +47,11 @@ pub enum ViolationKind {
     TookOverALiveLease {
         answer: String,
     },
+    /// Another client's request, to the same instance of the API, was not answered with its
+    /// payment while a request waited on a slow provider.
+    HeldUpByASlowProvider {
+        answer: String,
+    },
     Common(Common<Box<Answer>>),
 }
 
@@ -142,6 +147,17 @@ impl Explain<Delivery> for ViolationKind {
                  completer takes over only keys whose lease has run out, by the API's clock, \
                  and takes them over with a new fence.\n{}",
                 see("The completer")
+            ),
+            ViolationKind::HeldUpByASlowProvider { answer } => write!(
+                f,
+                "globex's request was answered {answer} while acme's request waited on the \
+                 provider.\nThis instance of the API has one database connection, and globex \
+                 needs nothing of acme's: what acme's request held while it waited (its \
+                 transaction, and with it the connection) was not free for anyone else. A \
+                 provider is as slow as it likes; a request holds nothing of the database \
+                 while it waits for one, so its phases commit before the call and begin again \
+                 after it.\n{}",
+                see("Atomic phases")
             ),
             ViolationKind::Common(common) => common.explain::<Self>(f),
         }
