@@ -2,8 +2,7 @@
 //! solution, with the payment now made at the provider: it claims the key, charges, and records
 //! the charge and the response, all in one transaction.
 
-use atomic_phases::{Attempt, ChargeRequest, LEASE, ProviderClient};
-use chrono::{DateTime, Utc};
+use atomic_phases::{Attempt, ChargeRequest, Completion, LEASE};
 use http_keys::{PaymentRequest, Reply, Stored};
 use sqlx::PgPool;
 
@@ -96,11 +95,7 @@ pub async fn create_payment(pool: &PgPool, attempt: &Attempt) -> Result<Reply, s
 
 /// The completer: finishes the requests that died between their phases. As shipped, there are
 /// none to finish: a request's work is one transaction, which commits whole or not at all.
-pub async fn complete(
-    _pool: &PgPool,
-    _provider: &ProviderClient,
-    _now: DateTime<Utc>,
-) -> Result<usize, sqlx::Error> {
+pub async fn complete(_pool: &PgPool, _completion: &Completion) -> Result<usize, sqlx::Error> {
     Ok(0)
 }
 

@@ -18,7 +18,7 @@ pub struct Completion {
 }
 
 /// A crate's two functions, as the scenarios call them: `create_payment(&PgPool, &Attempt)`
-/// behind the API, and `complete(&PgPool, &ProviderClient, now)`, the completer.
+/// behind the API, and `complete(&PgPool, &Completion)`, the completer.
 #[derive(Clone)]
 pub struct Handlers<P, C> {
     pub pay: P,

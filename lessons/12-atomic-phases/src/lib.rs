@@ -4,6 +4,7 @@
 //! - [`Attempt`]: what the handler is given for one request, and the API's [`Clock`].
 
 mod attempt;
+pub mod by_hand;
 mod http;
 mod judge;
 pub mod provider;
@@ -14,6 +15,9 @@ pub use attempt::{Attempt, Clock, LEASE};
 pub use http::{Completion, Handler, Handlers, Http, Outcome, Request, Step};
 pub use provider::{Behaviour, Charge, ChargeRequest, ProviderClient, ProviderError};
 pub use violation::{Delivery, FailureCause, Violation, ViolationKind};
+
+/// A crate's handlers with the schema they were written for.
+pub type Subject<H> = kit::Subject<H>;
 
 /// The schema every lesson-12 crate starts from: the provider's ledger and our charges.
 #[doc(hidden)]
@@ -40,7 +44,7 @@ macro_rules! subject {
                     $crate_name::create_payment(&pool, &attempt).await
                 },
                 complete: |pool: $crate::__private::PgPool, done: $crate::Completion| async move {
-                    $crate_name::complete(&pool, &done.provider, done.now).await
+                    $crate_name::complete(&pool, &done).await
                 },
             },
         )

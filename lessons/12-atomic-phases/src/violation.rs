@@ -94,9 +94,9 @@ impl Explain<Delivery> for ViolationKind {
                 f,
                 "the provider charged acme's card {charges} times for one request under one \
                  idempotency key.\nNo transaction of ours can take a charge back: a rollback \
-                 forgets that we asked, not that the provider charged. Every attempt at one \
-                 request must ask the provider for the same charge, under a key of the \
-                 provider's derived from ours, so that the provider recognises a retry.\n{}",
+                 forgets that we asked, not that the provider charged, and a request that \
+                 finds no trace of the earlier attempt asks the provider again as if for the \
+                 first time. The client paid once per attempt.\n{}",
                 see("A charge no transaction can take back")
             ),
             ViolationKind::BooksDisagree {
@@ -109,8 +109,8 @@ impl Explain<Delivery> for ViolationKind {
                  record(s) of it, {charged_cents} cents in all.\n{}\n{}",
                 if *recorded == 0 {
                     "A charge the provider made and we never recorded is money taken that our \
-                     books cannot account for: whoever finds the key unfinished (the retry, the \
-                     completer) must finish it from its recovery point."
+                     books cannot account for, and a client that never comes back is never told \
+                     of it."
                 } else {
                     "Two requests recorded one charge: one of them worked on the key after it \
                      had lost it (its lease ran out and another took the key over). The last \
@@ -153,10 +153,8 @@ impl Explain<Delivery> for ViolationKind {
                 "globex's request was answered {answer} while acme's request waited on the \
                  provider.\nThis instance of the API has one database connection, and globex \
                  needs nothing of acme's: what acme's request held while it waited (its \
-                 transaction, and with it the connection) was not free for anyone else. A \
-                 provider is as slow as it likes; a request holds nothing of the database \
-                 while it waits for one, so its phases commit before the call and begin again \
-                 after it.\n{}",
+                 transaction, and with it the connection) was free for nobody else, for as long \
+                 as the provider took. A slow provider then holds up every client.\n{}",
                 see("Atomic phases")
             ),
             ViolationKind::Common(common) => common.explain::<Self>(f),

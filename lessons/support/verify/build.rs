@@ -114,6 +114,15 @@ fn main() {
             )
             .unwrap();
             let handler = handler_name(&entry.handler, &patch);
+            // A lesson whose crate has a completer too (12) hands the suite both functions.
+            let completer = if entry.handler.contains("pub async fn complete(") {
+                format!(
+                    "\n            |pool: ::sqlx::PgPool, event| async move {{ \
+                     lesson_{number}::{name}::complete(&pool, &event).await }},"
+                )
+            } else {
+                String::new()
+            };
             writeln!(
                 entries,
                 "    WrongFix {{ lesson: {number:?}, name: {:?}, file: {:?}, story: {:?}, \
@@ -135,7 +144,7 @@ fn main() {
                  verify::wrong_fixes::by_name({number:?}, {:?}),\n        \
                  || Box::pin(verify::lesson_{number}::suite(\n            \
                  |pool: ::sqlx::PgPool, event| async move {{ \
-                 lesson_{number}::{name}::{handler}(&pool, &event).await }},\n            \
+                 lesson_{number}::{name}::{handler}(&pool, &event).await }},{completer}\n            \
                  {:?},\n        )),\n    )\n    .await\n}}",
                 patch.file_stem().unwrap().to_string_lossy(),
                 entry.migrations.display().to_string(),

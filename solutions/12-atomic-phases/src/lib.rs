@@ -3,7 +3,7 @@
 //! is recorded after it, and the key's row says how far a request got, so that a retry (or the
 //! completer) can finish a request that died in between.
 
-use atomic_phases::{Attempt, ChargeRequest, LEASE, ProviderClient, ProviderError};
+use atomic_phases::{Attempt, ChargeRequest, Completion, LEASE, ProviderError};
 use chrono::{DateTime, Utc};
 use http_keys::{NewPayment, PaymentRequest, Reply, Stored};
 use sqlx::PgPool;
@@ -23,7 +23,10 @@ pub async fn create_payment(pool: &PgPool, attempt: &Attempt) -> Result<Reply, s
     // The provider, outside any transaction, under a key derived from ours: a retry, or the
     // completer, asks again under the same key and gets the same charge, never a second one.
     let charge = match provider
-        .charge(&derived_key(request), &charge_of(request))
+        .charge(
+            &derived_key(request.client(), request.key()),
+            &charge_of(request),
+        )
         .await
     {
         Ok(charge) => charge,
@@ -46,6 +49,7 @@ enum Claim {
     Answered(Reply),
 }
 
+// ANCHOR: claim
 /// Phase 1, one transaction: claim the key, or take over one whose lease has run out.
 async fn claim(
     pool: &PgPool,
@@ -107,7 +111,9 @@ async fn claim(
     tx.commit().await?;
     Ok(Claim::Ours { fence })
 }
+// ANCHOR_END: claim
 
+// ANCHOR: record
 /// Phase 2, one transaction: the key finished, our record of the charge, the client's total,
 /// and the response, all or nothing, and only while `fence` is still the key's.
 async fn record(
@@ -174,17 +180,16 @@ async fn record(
     tx.commit().await?;
     Ok(Reply::Created(response))
 }
+// ANCHOR_END: record
 
 // ANCHOR: complete
 /// The completer: every key still 'started' whose lease has run out at `now` belongs to a
 /// request that died between its phases. Take it over, as its client's retry would, ask the
 /// provider again under the same derived key, and record what it answers. Returns how many it
 /// finished.
-pub async fn complete(
-    pool: &PgPool,
-    provider: &ProviderClient,
-    now: DateTime<Utc>,
-) -> Result<usize, sqlx::Error> {
+pub async fn complete(pool: &PgPool, completion: &Completion) -> Result<usize, sqlx::Error> {
+    let Completion { provider, now } = completion;
+    let now = *now;
     let abandoned: Vec<(String, String, String)> = sqlx::query_as(
         "SELECT client_id, key, request FROM idempotency_keys
           WHERE recovery_point = 'started' AND locked_until < $1",
@@ -216,7 +221,7 @@ pub async fn complete(
             amount_cents: payment.amount_cents,
             currency: payment.currency.clone(),
         };
-        let Ok(charge) = provider.charge(&format!("{client}:{key}"), &charge).await else {
+        let Ok(charge) = provider.charge(&derived_key(&client, &key), &charge).await else {
             continue; // the provider again: the next run of the completer tries again
         };
         if let Reply::Created(_) =
@@ -234,11 +239,13 @@ fn payment_of(fingerprint: &str) -> Option<NewPayment> {
     serde_json::from_str(fingerprint.strip_prefix("POST /payments ")?).ok()
 }
 
-/// The provider's key for this request: derived from the client and its key (lesson 06), so
-/// that every attempt at one request asks for the same charge.
-fn derived_key(request: &PaymentRequest) -> String {
-    format!("{}:{}", request.client(), request.key())
+// ANCHOR: derived_key
+/// The provider's key for a client's key: derived from both (lesson 06), so that every attempt
+/// at one request, the completer's included, asks for the same charge.
+fn derived_key(client: &str, key: &str) -> String {
+    format!("{client}:{key}")
 }
+// ANCHOR_END: derived_key
 
 fn charge_of(request: &PaymentRequest) -> ChargeRequest {
     ChargeRequest {

@@ -128,6 +128,15 @@ pub const LESSONS: &[Lesson] = &[
         schema: "http_keys",
         intended_failure: "one payment made twice under one idempotency key, when a client's retries overlap",
     },
+    Lesson {
+        number: "12",
+        key: "atomic-phases",
+        title: "A charge at a provider, between atomic phases",
+        folder: "12-atomic-phases",
+        domain: "12-atomic-phases",
+        schema: "atomic_phases",
+        intended_failure: "a card charged twice at the provider for one request, when the provider's answer is lost",
+    },
 ];
 
 /// Accepts `1`, `01`, the stable key or the folder name.

@@ -1,0 +1,148 @@
+//! Lesson 12's subjects, fault tests, and the checks of its shipped exercise.
+
+use atomic_phases::{Delivery, Handler, Handlers, Subject, ViolationKind, subject};
+
+use crate::Lesson;
+use crate::probe::{self, Probe};
+use crate::wrong_fix::{Failed, run_tests};
+
+pub const LESSON: Lesson = Lesson {
+    number: "12",
+    probes,
+};
+
+const EXERCISE_DIR: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../../exercises/12-atomic-phases"
+);
+const SOLUTION_DIR: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../../solutions/12-atomic-phases"
+);
+
+/// As shipped: lesson 11's solution, with the charge made at the provider inside its
+/// transaction and under no key of its own.
+pub fn exercise() -> Subject<impl Handler> {
+    subject!(exercise_12, EXERCISE_DIR)
+}
+
+pub fn solution() -> Subject<impl Handler> {
+    subject!(solution_12, SOLUTION_DIR)
+}
+
+use crate::{exercise_12, solution_12};
+
+include!(concat!(env!("OUT_DIR"), "/exercise_tests_12.rs"));
+
+/// The fault tests the shipped exercise fails for the lesson's reason, by their names in
+/// `exercise-tests.rs`: what `cargo repeat 12` runs over and over. Not among them: the zombie,
+/// the failing provider and the completer's lease, which the shipped exercise passes (its work
+/// is one transaction), and the slow provider, which it fails for another reason (it holds its
+/// connection while it waits).
+pub const REPEAT: &[&str] = &[
+    "a_provider_that_hangs_up_charges_once",
+    "a_request_that_dies_between_phases_is_completed",
+];
+
+/// The reason the shipped exercise must fail for: a charge its rollback forgot, charged again
+/// by the retry, or left out of our books when nobody retried.
+pub fn is_intended(kind: &ViolationKind) -> bool {
+    matches!(
+        kind,
+        ViolationKind::ChargedTwice { .. } | ViolationKind::BooksDisagree { recorded: 0, .. }
+    )
+}
+
+fn probes() -> Vec<Probe> {
+    probe::probes_of(
+        TESTS,
+        CASES,
+        REPEAT,
+        |_| 1,
+        play_on,
+        is_intended,
+        Delivery::round,
+    )
+}
+
+/// The lesson's whole suite against a wrong fix from `wrong-fixes/` (its `create_payment` and
+/// its `complete`) on the lesson's schema and `crate_migrations`: the tests that failed.
+pub async fn suite<P, C>(pay: P, complete: C, crate_migrations: &'static str) -> Vec<Failed>
+where
+    Handlers<P, C>: Handler,
+{
+    let schema = [atomic_phases::BASE_MIGRATIONS, crate_migrations];
+    let handlers = Handlers { pay, complete };
+    let subject = || Subject::new(schema, handlers.clone());
+    run_tests(TESTS, |test| play(test, subject())).await
+}
+
+#[cfg(test)]
+mod tests {
+    //! The shipped exercise charges twice whenever the provider's answer is lost, and for no
+    //! other reason in those tests; it holds its connection while the provider is slow; it
+    //! passes the stories its one transaction cannot get wrong; the solution passes everything.
+
+    use atomic_phases::{Violation, ViolationKind};
+
+    use crate::intended::{Complaint, expect, passing, trace};
+
+    const WHY: &str = "a charge made inside a transaction that rolls back is still a charge";
+
+    #[tokio::test]
+    async fn exercise_charges_twice_when_the_provider_hangs_up() -> Result<(), Complaint> {
+        let result = super::play("a_provider_that_hangs_up_charges_once", super::exercise());
+        expect(result.await, super::is_intended, WHY).map(drop)
+    }
+
+    #[tokio::test]
+    async fn exercise_loses_the_charge_when_it_dies_between_phases() -> Result<(), Complaint> {
+        let test = "a_request_that_dies_between_phases_is_completed";
+        let result = super::play(test, super::exercise()).await;
+        crate::snapshot!(exercise: "a_request_that_dies_between_phases_is_completed",
+            trace(expect(result, super::is_intended, WHY)?)?
+        );
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn exercise_holds_its_connection_while_the_provider_is_slow() -> Result<(), Complaint> {
+        match super::play("a_slow_provider_holds_up_no_one", super::exercise()).await {
+            Err(Violation {
+                kind: ViolationKind::HeldUpByASlowProvider { .. },
+                ..
+            }) => Ok(()),
+            other => Err(Complaint(format!(
+                "expected HeldUpByASlowProvider, got {other:?}"
+            ))),
+        }
+    }
+
+    /// One transaction cannot record a charge twice, nor be taken over, nor leave a key
+    /// behind: the stories about the phases' own mistakes pass.
+    #[tokio::test]
+    async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
+        for test in [
+            "a_provider_that_fails_is_retried_after_the_lease",
+            "a_zombie_records_nothing",
+            "the_completer_leaves_a_live_request_alone",
+        ] {
+            super::play(test, super::exercise()).await?;
+        }
+        Ok(())
+    }
+
+    /// The solution's passing traces, which the chapter shows.
+    #[tokio::test]
+    async fn solution_traces_as_the_chapter_shows_them() -> Result<(), Complaint> {
+        for test in [
+            "a_zombie_records_nothing",
+            "a_request_that_dies_between_phases_is_completed",
+            "the_completer_leaves_a_live_request_alone",
+        ] {
+            let trace = passing(super::play(test, super::solution())).await?;
+            crate::snapshot!(format!("solution_{test}"), trace);
+        }
+        Ok(())
+    }
+}
