@@ -49,24 +49,15 @@ impl Arguments {
 /// The `serve` binary of lesson 11's exercise and solution:
 /// `serve --database NAME [--fresh] [--port N]`, run by `cargo workbook serve 11`.
 pub fn main<H: Handler>(subject: Subject<H>) -> ExitCode {
-    let arguments = match Arguments::parse(std::env::args().skip(1)) {
-        Ok(arguments) => arguments,
+    kit::deliver::by_hand_binary(Arguments::parse, async |arguments: Arguments| match serve(
+        &arguments, subject,
+    )
+    .await
+    {
+        Ok(never) => match never {},
         Err(message) => {
             eprintln!("error: {message}");
-            return ExitCode::from(2);
-        }
-    };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    runtime.block_on(async {
-        match serve(&arguments, subject).await {
-            Ok(never) => match never {},
-            Err(message) => {
-                eprintln!("error: {message}");
-                ExitCode::FAILURE
-            }
+            ExitCode::FAILURE
         }
     })
 }

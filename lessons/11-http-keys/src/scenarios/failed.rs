@@ -1,6 +1,6 @@
 use kit::{Fault, Script};
 
-use super::forced::{LOCK_ACME, sent_by};
+use super::forced::{LOCK_ACME, judge_the_race, sent_by};
 use super::{CLIENT, judge, payment, prepare, shown};
 use crate::http::describe;
 use crate::{Delivery, Handler, Http, Subject, Violation};
@@ -55,19 +55,10 @@ pub async fn abandoned_half_way_then_retried<H: Handler>(
         during,
     )
     .await?;
-    // An abandoned request answers nobody: what its client has is the retry's answer.
+    // An abandoned request answers nobody: what its client has is the retry's answer, sent
+    // while the abandoned request's transaction was still open.
     let sent = sent_by(ran.outcomes, &[("api-2", &call)]);
-    judge(
-        &payments,
-        CLIENT,
-        &sent,
-        during,
-        false,
-        Some(&mut interleaving),
-    )
-    .await?;
-    kit::passing_trace(interleaving.trace());
-    Ok(())
+    judge_the_race(&payments, &sent, during, &mut interleaving).await
 }
 // ANCHOR_END: abandoned
 

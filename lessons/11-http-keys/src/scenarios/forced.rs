@@ -107,7 +107,7 @@ pub async fn retry_stops_waiting_for_the_first<H: Handler>(
 
 /// A race's end: acme's requests under its key judged, with what the payments table holds
 /// noted in the trace; a pass offers the trace to the chapters.
-async fn judge_the_race(
+pub(super) async fn judge_the_race(
     payments: &Payments,
     sent: &[Sent],
     during: Delivery,

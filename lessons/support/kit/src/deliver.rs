@@ -170,18 +170,7 @@ fn holds_nul(line: &str) -> bool {
 /// The `deliver` binary of a lesson's exercise or solution:
 /// `deliver --database NAME [--fresh] [FILE|-]`, run by `cargo workbook deliver`.
 pub fn main<F: Feed>(feed: F, schema: Schema) -> ExitCode {
-    let arguments = match Arguments::parse(std::env::args().skip(1)) {
-        Ok(arguments) => arguments,
-        Err(message) => {
-            eprintln!("error: {message}");
-            return ExitCode::from(2);
-        }
-    };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    runtime.block_on(async {
+    by_hand_binary(Arguments::parse, async |arguments: Arguments| {
         let pool = match lesson_database(&arguments.database, arguments.fresh, &schema).await {
             Ok(pool) => pool,
             Err(error) => {
@@ -231,6 +220,26 @@ pub fn main<F: Feed>(feed: F, schema: Schema) -> ExitCode {
             }
         }
     })
+}
+
+/// A by-hand binary (`deliver`, a lesson's `serve`): its arguments parsed, a bad one refused with
+/// its reason and exit code 2, then `work` on a runtime of one thread, whose exit code it returns.
+pub fn by_hand_binary<A>(
+    parse: impl FnOnce(std::iter::Skip<std::env::Args>) -> Result<A, String>,
+    work: impl AsyncFnOnce(A) -> ExitCode,
+) -> ExitCode {
+    let arguments = match parse(std::env::args().skip(1)) {
+        Ok(arguments) => arguments,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime")
+        .block_on(work(arguments))
 }
 
 struct Arguments {

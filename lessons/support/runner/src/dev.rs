@@ -68,20 +68,8 @@ pub fn serve(
         ));
     }
     let (package, database) = side(lesson, mine);
-    let mut command = with_db_dir(cargo(root), root);
-    command.args([
-        "run",
-        "--quiet",
-        "-p",
-        &package,
-        "--features",
-        "deliver",
-        "--bin",
-        "serve",
-        "--",
-        "--database",
-        &database,
-    ]);
+    let mut command = lesson_binary(root, &package, "serve");
+    command.args(["--database", &database]);
     if fresh {
         command.arg("--fresh");
     }
@@ -91,6 +79,25 @@ pub fn serve(
     let code = run(command)?;
     compile_errors_are_yours(lesson, mine, &code);
     Ok(code)
+}
+
+/// `cargo run` of `package`'s by-hand binary `bin`, on the development database, ready for the
+/// binary's own arguments. The binaries are behind the package's `deliver` feature, so that
+/// `cargo test` does not link them.
+fn lesson_binary(root: &Path, package: &str, bin: &str) -> Command {
+    let mut command = with_db_dir(cargo(root), root);
+    command.args([
+        "run",
+        "--quiet",
+        "-p",
+        package,
+        "--features",
+        "deliver",
+        "--bin",
+        bin,
+        "--",
+    ]);
+    command
 }
 
 /// The package whose handler serves, and the database it writes to: the solution's writes to
@@ -132,19 +139,7 @@ pub fn deliver(
 ) -> Result<ExitCode, String> {
     let lesson = catalog::find(name)?;
     let (package, database) = side(lesson, mine);
-    let mut command = with_db_dir(cargo(root), root);
-    // The binary is behind the package's `deliver` feature, so that `cargo test` skips it.
-    command.args([
-        "run",
-        "--quiet",
-        "-p",
-        &package,
-        "--features",
-        "deliver",
-        "--bin",
-        "deliver",
-        "--",
-    ]);
+    let mut command = lesson_binary(root, &package, "deliver");
     command.args(deliver_args(&database, input, fresh)?);
     if input.is_none_or(|path| path == "-") && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
         eprintln!(
