@@ -1,7 +1,9 @@
-//! `cargo workbook serve 11`: the payment API, in front of the solution's handler (or, with
-//! `--mine`, the student's), on a port of 127.0.0.1, against the development database, for
+//! `cargo workbook serve 11` (and 12): the payment API, in front of the solution's handler (or,
+//! with `--mine`, the student's), on a port of 127.0.0.1, against the development database, for
 //! `curl` and the book's "Call the payment API by hand". It runs until it is stopped (Ctrl-C),
-//! and prints a line for every request that reached the handler.
+//! and prints a line for every request that reached the handler. Lesson 12 serves the same API
+//! in front of a handler that charges at the provider, so it starts its server through
+//! [`main_for`].
 
 use std::process::ExitCode;
 
@@ -10,20 +12,23 @@ use sqlx::PgPool;
 use crate::server::Server;
 use crate::{Handler, PaymentRequest, Reply, Subject};
 
-/// The port when none is given: the lesson's number, so that the book's commands work as
-/// printed.
-pub const PORT: u16 = 8011;
+/// The port when none is given: 8000 and the lesson's number (8011, 8012), so that the book's
+/// commands work as printed and both lessons' APIs can run at once.
+pub fn default_port(lesson: u8) -> u16 {
+    8000 + u16::from(lesson)
+}
 
 #[derive(Debug)]
 struct Arguments {
+    lesson: u8,
     database: String,
     fresh: bool,
     port: u16,
 }
 
 impl Arguments {
-    fn parse(mut args: impl Iterator<Item = String>) -> Result<Arguments, String> {
-        let (mut database, mut fresh, mut port) = (None, false, PORT);
+    fn parse(lesson: u8, mut args: impl Iterator<Item = String>) -> Result<Arguments, String> {
+        let (mut database, mut fresh, mut port) = (None, false, default_port(lesson));
         while let Some(arg) = args.next() {
             match arg.as_str() {
                 "--database" => database = args.next(),
@@ -39,6 +44,7 @@ impl Arguments {
         }
         let database = database.ok_or("--database NAME is required")?;
         Ok(Arguments {
+            lesson,
             database,
             fresh,
             port,
@@ -49,15 +55,19 @@ impl Arguments {
 /// The `serve` binary of lesson 11's exercise and solution:
 /// `serve --database NAME [--fresh] [--port N]`, run by `cargo workbook serve 11`.
 pub fn main<H: Handler>(subject: Subject<H>) -> ExitCode {
-    kit::deliver::by_hand_binary(Arguments::parse, async |arguments: Arguments| match serve(
-        &arguments, subject,
-    )
-    .await
-    {
-        Ok(never) => match never {},
-        Err(message) => {
-            eprintln!("error: {message}");
-            ExitCode::FAILURE
+    main_for(11, subject)
+}
+
+/// The `serve` binary of lesson `lesson`, whose `subject` answers lesson 11's requests.
+pub fn main_for<H: Handler>(lesson: u8, subject: Subject<H>) -> ExitCode {
+    let parse = move |args| Arguments::parse(lesson, args);
+    kit::deliver::by_hand_binary(parse, async |arguments: Arguments| {
+        match serve(&arguments, subject).await {
+            Ok(never) => match never {},
+            Err(message) => {
+                eprintln!("error: {message}");
+                ExitCode::FAILURE
+            }
         }
     })
 }
@@ -68,6 +78,7 @@ async fn serve<H: Handler>(
     subject: Subject<H>,
 ) -> Result<std::convert::Infallible, String> {
     let Arguments {
+        lesson,
         database,
         fresh,
         port,
@@ -83,7 +94,7 @@ async fn serve<H: Handler>(
             _ => format!("the payment API could not listen on port {port}: {e}"),
         })?;
     let url = server.url();
-    println!("Lesson 11's payment API listens on {url}, against the database {database}.");
+    println!("Lesson {lesson}'s payment API listens on {url}, against the database {database}.");
     println!(
         "Try: curl -si {url}/payments -H 'Authorization: Bearer acme' \
          -H 'Idempotency-Key: k-1' --json '{{\"amount_cents\": 1500, \"currency\": \"eur\"}}'"
@@ -119,14 +130,16 @@ mod tests {
     use super::*;
 
     fn parse(args: &[&str]) -> Result<Arguments, String> {
-        Arguments::parse(args.iter().map(|s| s.to_string()))
+        Arguments::parse(11, args.iter().map(|s| s.to_string()))
     }
 
     #[test]
     fn the_port_is_the_lessons_unless_given() {
         let given = parse(&["--database", "workbook_11", "--port", "0"]).unwrap();
         assert_eq!(given.port, 0);
-        assert_eq!(parse(&["--database", "workbook_11"]).unwrap().port, PORT);
+        assert_eq!(parse(&["--database", "workbook_11"]).unwrap().port, 8011);
+        let twelve = Arguments::parse(12, ["--database", "w"].map(String::from).into_iter());
+        assert_eq!(twelve.unwrap().port, 8012);
         let refused = parse(&["--database", "workbook_11", "--port", "http"]);
         assert!(refused.unwrap_err().contains("not \"http\""));
         assert!(parse(&["--port", "1"]).unwrap_err().contains("--database"));

@@ -527,9 +527,16 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn in_flight_is_a_409_with_retry_after_and_reuse_a_422() {
+    async fn in_flight_is_a_409_unavailable_a_503_both_with_retry_after_and_reuse_a_422() {
         for (reply, status, retry_after) in [
             (Reply::InFlight, 409, Some("1")),
+            (
+                Reply::Unavailable {
+                    retry_after_seconds: 27,
+                },
+                503,
+                Some("27"),
+            ),
             (Reply::KeyReused, 422, None),
         ] {
             let handler = move |_: PgPool, _: PaymentRequest| {
@@ -548,6 +555,11 @@ mod tests {
             assert_eq!(response.status().as_u16(), status);
             let header = response.headers().get("retry-after");
             assert_eq!(header.map(|v| v.to_str().unwrap()), retry_after);
+            let content_type = response.headers().get("content-type").unwrap();
+            assert_eq!(content_type, "application/problem+json");
+            let problem: serde_json::Value =
+                serde_json::from_slice(&response.bytes().await.unwrap()).unwrap();
+            assert_eq!(problem["status"], status);
             server.stop().await;
         }
     }

@@ -3,6 +3,8 @@
 //! sent over HTTP to lesson 11's API in front of lesson 12's handler, which charges at the
 //! provider (one that answers). Each line's report is the API's answer, the provider's charges
 //! and ours, so a retry that charges twice shows at once.
+//!
+//! `cargo workbook serve 12`: the same API for `curl`, through lesson 11's `serve`.
 
 use std::process::ExitCode;
 
@@ -25,16 +27,7 @@ impl<H: Handler> kit::deliver::Feed for RequestFeed<H> {
     }
 
     async fn deliver(&self, pool: &PgPool, call: Call) -> Result<String, String> {
-        let (handlers, clock) = (self.handlers.clone(), Clock::default());
-        let handler = move |pool: PgPool, accepted: PaymentRequest| {
-            let attempt = Attempt {
-                provider: ProviderClient::new(&pool, Behaviour::Answer),
-                request: accepted,
-                now: clock.now(),
-            };
-            kit::Handler::call(handlers.pay(), pool, attempt)
-        };
-        let server = (Server::start(pool.clone(), handler).await)
+        let server = (Server::start(pool.clone(), paying(self.handlers.clone())).await)
             .map_err(|e| format!("the payment API could not start: {e}"))?;
         let outcome = send(&reqwest::Client::new(), &server.url(), &call).await;
         server.stop().await;
@@ -50,6 +43,20 @@ impl<H: Handler> kit::deliver::Feed for RequestFeed<H> {
             call.key,
             answer.shown()
         ))
+    }
+}
+
+/// Lesson 11's handler shape in front of `handlers`' `pay`: each accepted request becomes an
+/// attempt stamped by the system's clock, with a provider that answers.
+fn paying<H: Handler>(handlers: H) -> impl http_keys::Handler {
+    let clock = Clock::default();
+    move |pool: PgPool, accepted: PaymentRequest| {
+        let attempt = Attempt {
+            provider: ProviderClient::new(&pool, Behaviour::Answer),
+            request: accepted,
+            now: clock.now(),
+        };
+        kit::Handler::call(handlers.pay(), pool, attempt)
     }
 }
 
@@ -75,5 +82,18 @@ pub fn main<H: Handler>(subject: kit::Subject<H>) -> ExitCode {
             handlers: subject.handler,
         },
         subject.schema,
+    )
+}
+
+/// The `serve` binary of lesson 12's exercise and solution: lesson 11's API on port 8012, in
+/// front of the crate's `create_payment`, charging at a provider that answers.
+pub fn serve<H: Handler>(subject: kit::Subject<H>) -> ExitCode {
+    let kit::Subject { handler, schema } = subject;
+    http_keys::serve::main_for(
+        12,
+        kit::Subject {
+            handler: paying(handler),
+            schema,
+        },
     )
 }

@@ -62,8 +62,8 @@ pub fn serve(
     {
         return Err(format!(
             "lesson {} has no HTTP API to serve: its handler takes events, which `cargo \
-             workbook deliver {}` hands to it. `serve` is for lesson 11, whose handler sits \
-             behind POST /payments.",
+             workbook deliver {}` hands to it. `serve` is for lessons 11 and 12, whose handlers \
+             sit behind POST /payments.",
             lesson.number, lesson.number
         ));
     }

@@ -77,8 +77,8 @@ enum Command {
         #[arg(long)]
         fresh: bool,
     },
-    /// Start a lesson's HTTP API (lesson 11's payments) against the database of `db start`, for
-    /// curl; it runs until Ctrl-C.
+    /// Start a lesson's HTTP API (the payments of lessons 11 and 12) against the database of `db
+    /// start`, for curl; it runs until Ctrl-C.
     Serve {
         lesson: String,
         /// Your exercise's handler behind the API instead of the solution's (database
