@@ -18,6 +18,7 @@
 //! repeat 12` counts the ones its checks.rs names.
 
 use atomic_phases::{Violation, scenarios, subject};
+use rstest::rstest;
 
 /// The provider charges and hangs up; the retry after the lease charges nothing more.
 #[tokio::test]
@@ -53,4 +54,14 @@ async fn the_completer_leaves_a_live_request_alone() -> Result<(), Violation> {
 #[tokio::test]
 async fn a_slow_provider_holds_up_no_one() -> Result<(), Violation> {
     scenarios::slow_provider_holds_up_no_one(subject!(handler)).await
+}
+
+/// A client's retries, all at once: while the provider hangs up, and again after the lease.
+#[rstest]
+#[case::two_requests(2)]
+#[case::eight_requests(8)]
+#[case::thirty_two_requests(32)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retries_released_together_charge_once(#[case] workers: usize) -> Result<(), Violation> {
+    scenarios::barrier(subject!(handler), workers).await
 }

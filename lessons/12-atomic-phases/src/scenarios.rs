@@ -2,6 +2,10 @@
 //! our books, every "not done" answer saying when to come back, and the client's last answer
 //! the payment.
 
+mod barrier;
+
+pub use barrier::{BARRIER_ROUNDS, barrier, barrier_rounds};
+
 use chrono::TimeDelta;
 use http_keys::{Answer, Call, ServerError};
 use kit::{Subject, TestDatabase};

@@ -96,7 +96,7 @@ impl Explain<Delivery> for ViolationKind {
                  idempotency key.\nNo transaction of ours can take a charge back: a rollback \
                  forgets that we asked, not that the provider charged, and a request that \
                  finds no trace of the earlier attempt asks the provider again as if for the \
-                 first time. The client paid once per attempt.\n{}",
+                 first time. The client paid again for every such attempt.\n{}",
                 see("A charge no transaction can take back")
             ),
             ViolationKind::BooksDisagree {

@@ -1,0 +1,93 @@
+//! Many retries of one request at once: the burst a client library sends when its timeouts fire
+//! together, or several of its instances retry the same job.
+
+use chrono::TimeDelta;
+use kit::TestDatabase;
+
+use super::{after_lease, judge, prepare, request};
+use crate::{Behaviour, Delivery, Handler, Outcome, Step, Subject, Violation};
+
+/// Rounds per barrier test, at the least: each round is one key's whole story, so fewer rounds
+/// than lesson 11's catch a claim that races; `cargo workbook repeat 12` measures them.
+pub const BARRIER_ROUNDS: usize = 10;
+
+/// Requests released in all the rounds of one barrier test, at the least: two requests overlap
+/// far less often than thirty-two, so fewer play more rounds.
+const REQUESTS_RELEASED: usize = 80;
+
+/// How many rounds a barrier test with `workers` requests plays.
+pub fn barrier_rounds(workers: usize) -> usize {
+    BARRIER_ROUNDS.max(REQUESTS_RELEASED / workers.max(1))
+}
+
+const CARRYING: &str = "acme's payment under one idempotency key: first while the provider \
+                        charged and hung up on whichever reached it, then all again once that \
+                        lease had run out";
+
+// ANCHOR: barrier
+/// A round: `workers` copies of acme's request are released together while the provider
+/// charges and hangs up (one may claim the key; the others must wait their turn), then
+/// `workers` more once that lease has run out (one may take the key over; the others must
+/// not), and one last retry. The provider must charge once, our books hold it once, and the
+/// last answer be the payment. Each round starts from empty books.
+pub async fn barrier<H: Handler>(subject: Subject<H>, workers: usize) -> Result<(), Violation> {
+    let rounds = kit::rounds(barrier_rounds(workers));
+    let during = |round| Delivery::Barrier {
+        workers,
+        carrying: CARRYING,
+        round,
+        rounds,
+    };
+    let db = prepare(&subject, during(0)).await?;
+    let pool = db.pool(workers as u32).await;
+    let pool = pool.map_err(Violation::setup(during(0)))?;
+    let http = super::http(&subject);
+    for round in 1..=rounds {
+        empty_books(&db)
+            .await
+            .map_err(Violation::setup(during(round)))?;
+        let mut outcomes = Vec::new();
+        for step in [
+            request(Behaviour::ChargeThenHangUp, TimeDelta::zero()),
+            request(Behaviour::Answer, after_lease(1)),
+        ] {
+            outcomes.extend(together(&http, &pool, workers, step).await);
+        }
+        let last = request(Behaviour::Answer, after_lease(1));
+        outcomes.push(kit::Handler::call(&http, pool.clone(), last).await);
+        judge(&db, outcomes, during(round), None).await?;
+    }
+    Ok(())
+}
+// ANCHOR_END: barrier
+
+/// `workers` copies of `step`, released together by a barrier, on one pool.
+async fn together<H: Handler>(
+    http: &crate::Http<H>,
+    pool: &sqlx::PgPool,
+    workers: usize,
+    step: Step,
+) -> Vec<Outcome> {
+    kit::release_together(workers, |_| {
+        kit::Handler::call(http, pool.clone(), step.clone())
+    })
+    .await
+}
+
+/// Every row of the round before, gone: the provider's ledger, our books and the keys, and
+/// whatever other table the crate's migrations made, so that each round judges one key.
+async fn empty_books(db: &TestDatabase) -> Result<(), kit::KitError> {
+    let session = db.session().await?;
+    session
+        .batch_execute(
+            "DO $$ BEGIN
+               EXECUTE (SELECT 'TRUNCATE ' || string_agg(format('%I.%I', schemaname, tablename), ', ')
+                               || ' RESTART IDENTITY'
+                          FROM pg_tables
+                         WHERE schemaname IN ('public', 'provider')
+                           AND tablename <> '_sqlx_migrations');
+             END $$",
+        )
+        .await
+        .map_err(kit::KitError::observer("emptying the books between rounds"))
+}
