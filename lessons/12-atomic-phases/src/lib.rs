@@ -1,7 +1,16 @@
-//! Lesson 12 (work in progress): a charge at a provider, between atomic phases.
+//! Lesson 12: a charge at a provider, between atomic phases.
 //!
-//! - [`provider`]: the card provider, another company's API, which the handler calls;
-//! - [`Attempt`]: what the handler is given for one request, and the API's [`Clock`].
+//! Lesson 11's payment API, unchanged, in front of a handler whose effect is a charge at a card
+//! provider: another company's API, which no transaction of ours can take back. The handler
+//! (`create_payment`) and the completer (`complete`), written by the student, must charge once
+//! per key whatever the provider does (fail, charge and hang up, be slow), whoever dies between
+//! the phases, and however many retries arrive. This crate is written once and run against the
+//! exercise and the solution:
+//!
+//! - [`provider`]: the card provider, a second HTTP API whose ledger the tests read;
+//! - [`Attempt`]: what the handler is given for one request, and the API's [`Clock`];
+//! - [`Http`]: the handler behind lesson 11's API, as the kit's scripts call it;
+//! - [`scenarios`]: the stories, each judged by one rule (judge.rs), worded in [`Violation`].
 
 mod attempt;
 pub mod by_hand;
