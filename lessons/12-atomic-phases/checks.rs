@@ -138,6 +138,7 @@ mod tests {
     #[tokio::test]
     async fn solution_traces_as_the_chapter_shows_them() -> Result<(), Complaint> {
         for test in [
+            "a_provider_that_fails_is_retried_after_the_lease",
             "a_zombie_records_nothing",
             "a_request_that_dies_between_phases_is_completed",
             "the_completer_leaves_a_live_request_alone",

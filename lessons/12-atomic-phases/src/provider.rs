@@ -20,7 +20,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use serde::{Deserialize, Serialize};
-use sqlx::PgPool;
+use sqlx::{PgConnection, PgPool};
 use tokio::net::TcpListener;
 use tokio::sync::Notify;
 
@@ -174,6 +174,12 @@ async fn create_charge(
         return (StatusCode::BAD_REQUEST, "the body is not a charge").into_response();
     };
     if provider.behaviour == Behaviour::Fail {
+        // Slow first, when a script holds the customer (a provider that times out inside is
+        // slow and then fails), and then nothing charged.
+        if let Err(error) = wait_for_customer(&provider.pool, &request.customer).await {
+            let failed = format!("the provider failed: {}", kit::describe_sqlx(&error));
+            return (StatusCode::INTERNAL_SERVER_ERROR, failed).into_response();
+        }
         return (StatusCode::INTERNAL_SERVER_ERROR, "the provider is down").into_response();
     }
     let charged = charge_once(&provider.pool, key, &request).await;
@@ -201,6 +207,27 @@ async fn create_charge(
     }
 }
 
+/// The customer's row, locked for the transaction: a script holds it to keep the provider busy,
+/// as a slow provider would be, without a timer.
+async fn lock_customer(tx: &mut PgConnection, customer: &str) -> Result<(), sqlx::Error> {
+    sqlx::query("INSERT INTO provider.customers (id) VALUES ($1) ON CONFLICT DO NOTHING")
+        .bind(customer)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query("SELECT 1 FROM provider.customers WHERE id = $1 FOR UPDATE")
+        .bind(customer)
+        .execute(&mut *tx)
+        .await?;
+    Ok(())
+}
+
+/// Waits for the customer's row as a charge would, and charges nothing.
+async fn wait_for_customer(pool: &PgPool, customer: &str) -> Result<(), sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    lock_customer(&mut tx, customer).await?;
+    tx.rollback().await
+}
+
 /// Charges once per key: the key's charge, new or as made the first time, or `None` when the
 /// key was first used for another charge.
 async fn charge_once(
@@ -209,16 +236,7 @@ async fn charge_once(
     request: &ChargeRequest,
 ) -> Result<Option<Charge>, sqlx::Error> {
     let mut tx = pool.begin().await?;
-    // The customer's row first: a script holds it to keep the provider busy, as a slow
-    // provider would be, without a timer.
-    sqlx::query("INSERT INTO provider.customers (id) VALUES ($1) ON CONFLICT DO NOTHING")
-        .bind(&request.customer)
-        .execute(&mut *tx)
-        .await?;
-    sqlx::query("SELECT 1 FROM provider.customers WHERE id = $1 FOR UPDATE")
-        .bind(&request.customer)
-        .execute(&mut *tx)
-        .await?;
+    lock_customer(&mut tx, &request.customer).await?;
     // Without a key, one of the provider's own: a charge nobody can ask for again.
     let key: String = match key {
         Some(key) => key.to_string(),

@@ -158,22 +158,72 @@ pub async fn provider_hangs_up_then_retried<H: Handler>(
 }
 // ANCHOR_END: hang_up
 
-/// The provider fails before charging (a 500: it promises it charged nothing). acme is told to
-/// come back; its retry within the lease is told the same (the first attempt's lease still
-/// holds the key); its retry after the lease pays, once.
+// ANCHOR: fails
+/// The provider fails before charging (a 500: it promises it charged nothing), and acme's retry
+/// arrives while the first request is still finishing: the retry finds the key claimed, and is
+/// told to come back, never a 500. A script holds the provider (so that the retry comes after
+/// the claim) and then the key's row (so that whatever the first request does to the key after
+/// the failure, the retry looks for the row after it). acme's retry after the lease pays, once.
 pub async fn provider_fails_then_retried<H: Handler>(subject: Subject<H>) -> Result<(), Violation> {
     let during = Delivery::Story(
-        "the provider failed before charging, acme retried at once, and again once the lease \
-         had run out",
+        "the provider failed before charging while acme's retry was on its way (a scripted \
+         interleaving), and acme sent the request again once the lease had run out",
     );
     let db = prepare(&subject, during).await?;
-    let steps = vec![
-        request(Behaviour::Fail, TimeDelta::zero()),
-        request(Behaviour::Answer, TimeDelta::zero()),
-        request(Behaviour::Answer, after_lease(1)),
-    ];
-    let outcomes = one_by_one(&db, &http(&subject), steps, during).await?;
-    judge(&db, outcomes, during, None).await
+    let http = http(&subject);
+    let setup = || Violation::setup(during);
+    let mut script = (kit::Interleaving::new(&db).await).map_err(setup())?;
+    let provider = (script.session(&db, "provider").await).map_err(setup())?;
+    let keys = (script.session(&db, "keys").await).map_err(setup())?;
+    for sql in [
+        "INSERT INTO provider.customers VALUES ('acme')",
+        "BEGIN; SELECT 1 FROM provider.customers WHERE id = 'acme' FOR UPDATE",
+    ] {
+        (script.step(&provider, sql).await).map_err(setup())?;
+    }
+    let first = request(Behaviour::Fail, TimeDelta::zero());
+    let mut first = start(&mut script, &db, &http, "api-1", first, during).await?;
+    let locked = "BEGIN; SELECT 1 FROM idempotency_keys FOR UPDATE";
+    (script.step(&keys, locked).await).map_err(setup())?;
+    (script.step(&provider, "COMMIT").await).map_err(setup())?;
+    (script.settle(&mut first).await).map_err(setup())?;
+    // The trace shows a first request that is done by now as done before the retry starts.
+    let mut outcomes = Vec::new();
+    let first = if first.was_waiting() {
+        Some(first)
+    } else {
+        outcomes.push((script.finish(first, describe).await).map_err(setup())?);
+        None
+    };
+    let retry = request(Behaviour::Answer, TimeDelta::zero());
+    let retry = start(&mut script, &db, &http, "api-2", retry, during).await?;
+    (script.step(&keys, "COMMIT").await).map_err(setup())?;
+    for worker in first.into_iter().chain([retry]) {
+        outcomes.push((script.finish(worker, describe).await).map_err(setup())?);
+    }
+    let pool = db.pool(1).await.map_err(setup())?;
+    let last = request(Behaviour::Answer, after_lease(1));
+    let last = kit::Handler::call(&http, pool, last).await;
+    script.note(format!("acme retries after the lease: {}", describe(&last)));
+    outcomes.push(last);
+    judge(&db, outcomes, during, Some(script.trace())).await
+}
+// ANCHOR_END: fails
+
+/// `step` as `worker`, on a pool of one connection, until it waits on a lock or is done.
+async fn start<H: Handler>(
+    script: &mut kit::Interleaving,
+    db: &TestDatabase,
+    http: &Http<H>,
+    worker: &str,
+    step: Step,
+    during: Delivery,
+) -> Result<kit::Worker<Outcome>, Violation> {
+    let pool = (db.pool_named(1, worker).await).map_err(Violation::setup(during))?;
+    let shown_as = shown(&step);
+    let http = http.clone();
+    let run = move |pool| kit::Handler::call(&http, pool, step);
+    (script.start(worker, &pool, shown_as, run).await).map_err(Violation::setup(during))
 }
 
 // ANCHOR: zombie

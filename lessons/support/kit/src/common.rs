@@ -208,8 +208,10 @@ fn general_meaning(cause: FailureCause, w: &Words) -> String {
         ),
         FailureCause::Other => format!(
             "Nothing this test did to the {call} caused this error: it came from the {code}'s \
-             own statements, and a correct {code} completes this {call}. The SQLSTATE says what \
-             the database refused."
+             own statements, and a correct {code} completes this {call}. The SQLSTATE, when the \
+             error has one, says what the database refused; an error without one came from the \
+             {code}'s side (a query that expected a row and found none, say: the row was never \
+             there, or another transaction deleted it between two of the {code}'s statements)."
         ),
     }
 }
