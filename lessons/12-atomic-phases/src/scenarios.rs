@@ -226,6 +226,23 @@ async fn start<H: Handler>(
     (script.start(worker, &pool, shown_as, run).await).map_err(Violation::setup(during))
 }
 
+/// A script whose `holder` keeps the provider busy with acme's charge from its step `slow` to
+/// its step `release` (the provider locks the customer's row first), after `seed`.
+fn with_a_slow_provider<H: Handler>(http: &Http<H>) -> kit::Script<Step, Http<H>> {
+    kit::Script::new(http, shown)
+        .sql(
+            "holder",
+            "seed",
+            "INSERT INTO provider.customers VALUES ('acme')",
+        )
+        .sql(
+            "holder",
+            "slow",
+            "BEGIN; SELECT 1 FROM provider.customers WHERE id = 'acme' FOR UPDATE",
+        )
+        .sql("holder", "release", "COMMIT")
+}
+
 // ANCHOR: zombie
 /// The zombie: acme's first request waits on a slow provider (a script holds acme's row there)
 /// until its lease has run out; acme's retry takes the key over and waits on the provider too.
@@ -239,18 +256,7 @@ pub async fn zombie_wakes_after_the_key_was_taken_over<H: Handler>(
          took the key over, and then the provider answered both (a scripted interleaving)",
     );
     let db = prepare(&subject, during).await?;
-    let script = kit::Script::new(&http(&subject), shown)
-        .sql(
-            "holder",
-            "seed",
-            "INSERT INTO provider.customers VALUES ('acme')",
-        )
-        .sql(
-            "holder",
-            "slow",
-            "BEGIN; SELECT 1 FROM provider.customers WHERE id = 'acme' FOR UPDATE",
-        )
-        .sql("holder", "release", "COMMIT")
+    let script = with_a_slow_provider(&http(&subject))
         .deliver(
             "api-1",
             "first",
@@ -353,18 +359,7 @@ pub async fn completer_leaves_a_live_lease_alone<H: Handler>(
          live (a scripted interleaving)",
     );
     let db = prepare(&subject, during).await?;
-    let script = kit::Script::new(&http(&subject), shown)
-        .sql(
-            "holder",
-            "seed",
-            "INSERT INTO provider.customers VALUES ('acme')",
-        )
-        .sql(
-            "holder",
-            "slow",
-            "BEGIN; SELECT 1 FROM provider.customers WHERE id = 'acme' FOR UPDATE",
-        )
-        .sql("holder", "release", "COMMIT")
+    let script = with_a_slow_provider(&http(&subject))
         .deliver(
             "api-1",
             "first",
