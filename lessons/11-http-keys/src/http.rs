@@ -72,25 +72,32 @@ impl<H: Handler> kit::Handler<Call> for Http<H> {
         call: Call,
     ) -> impl Future<Output = Self::Output> + Send + 'static + use<H> {
         let handler = self.0.clone();
-        async move {
-            let (url, serving) =
-                (one_connection(pool, handler).await).map_err(|e| ServerError {
-                    status: None,
-                    sqlstate: None,
-                    detail: format!("the API could not start: {e}"),
-                })?;
-            // The API and its client in this one future: a script that drops it drops the
-            // request's handler where it is. Once the client has its answer, the API is done.
-            let client = reqwest::Client::new();
-            tokio::select! {
-                answer = send(&client, &url, &call) => answer,
-                () = serving => Err(ServerError {
-                    status: None,
-                    sqlstate: None,
-                    detail: "the API closed the connection without an answer".into(),
-                }),
-            }
-        }
+        async move { answered(pool, handler, &call).await }
+    }
+}
+
+/// `call`, sent to an API served for this one request in front of `handler`, on `pool`. The API
+/// and its client are in the caller's future: a script that drops it drops the request's
+/// handler where it is. Once the client has its answer, the API is done. Lesson 12 serves its
+/// scripted requests the same way.
+pub async fn answered<H: Handler>(
+    pool: PgPool,
+    handler: H,
+    call: &Call,
+) -> Result<Answer, ServerError> {
+    let (url, serving) = (one_connection(pool, handler).await).map_err(|e| ServerError {
+        status: None,
+        sqlstate: None,
+        detail: format!("the API could not start: {e}"),
+    })?;
+    let client = reqwest::Client::new();
+    tokio::select! {
+        answer = send(&client, &url, call) => answer,
+        () = serving => Err(ServerError {
+            status: None,
+            sqlstate: None,
+            detail: "the API closed the connection without an answer".into(),
+        }),
     }
 }
 

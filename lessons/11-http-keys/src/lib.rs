@@ -28,7 +28,7 @@ mod subject;
 mod violation;
 
 pub use expiry::{BATCH_LIMIT, KEY_WINDOW, expire_keys};
-pub use http::{Answer, Call, Http, ServerError, describe as describe_answer, send};
+pub use http::{Answer, Call, Http, ServerError, answered, describe as describe_answer, send};
 pub use payment::Payment;
 pub use request::{MAX_KEY_CHARS, NewPayment, PaymentRequest, Reply, Stored, check_key};
 pub use subject::{Handler, Subject};

@@ -5,7 +5,7 @@
 use std::future::Future;
 
 use chrono::{DateTime, TimeDelta, Utc};
-use http_keys::{Answer, Call, PaymentRequest, Reply, ServerError, send};
+use http_keys::{Answer, Call, PaymentRequest, Reply, ServerError};
 use sqlx::PgPool;
 
 use crate::{Attempt, Behaviour, Clock, ProviderClient};
@@ -136,19 +136,5 @@ async fn answer<H: Handler>(
         };
         kit::Handler::call(handlers.pay(), pool, attempt)
     };
-    let (url, serving) =
-        (http_keys::server::one_connection(pool, attempt).await).map_err(|e| ServerError {
-            status: None,
-            sqlstate: None,
-            detail: format!("the API could not start: {e}"),
-        })?;
-    let client = reqwest::Client::new();
-    tokio::select! {
-        answer = send(&client, &url, &request.call) => answer,
-        () = serving => Err(ServerError {
-            status: None,
-            sqlstate: None,
-            detail: "the API closed the connection without an answer".into(),
-        }),
-    }
+    http_keys::answered(pool, attempt, &request.call).await
 }
