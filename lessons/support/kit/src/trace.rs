@@ -52,6 +52,9 @@ fn wrapped(line: &str) -> Vec<String> {
         .char_indices()
         .nth(TEXT_STARTS)
         .map_or(line.len(), |(i, _)| i);
+    // A session name longer than the column pushes the text right: its separating space
+    // belongs to the prefix, or the first word would be glued to the name.
+    let split = split + line[split..].len() - line[split..].trim_start_matches(' ').len();
     let (prefix, text) = line.split_at(split);
     let continued = " ".repeat(TEXT_STARTS + 2);
     let mut parts = vec![prefix.to_string()];
