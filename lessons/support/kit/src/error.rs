@@ -21,6 +21,28 @@ pub enum KitError {
     #[error("could not get a PostgreSQL server from {what}: {detail}")]
     Provision { what: String, detail: String },
 
+    #[error(
+        "no Kafka-protocol broker is available for the Kafka track.\n- {} is not set\n- the pinned \
+         broker (Tansu {}) is not installed\nGet one in either of two ways:\n  \
+         1. point {} at a Kafka cluster you run (Apache Kafka, Redpanda, a managed service), e.g.\n     \
+         {}=localhost:9092 cargo workbook check 07 --kafka\n  \
+         2. install the pinned broker (about 11 minutes on two cores), where the kit looks for it:\n     \
+         {}",
+        crate::broker::BOOTSTRAP_VAR,
+        crate::broker::TANSU_VERSION,
+        crate::broker::BOOTSTRAP_VAR,
+        crate::broker::BOOTSTRAP_VAR,
+        crate::broker::tansu_install_command()
+    )]
+    NoBroker,
+
+    #[error("could not start a Kafka-protocol broker from {what}: {detail}")]
+    Broker { what: String, detail: String },
+
+    /// The test's own Kafka client failed (lessons/support/kit/kafka).
+    #[error("the test's Kafka client could not {doing}: {detail}")]
+    KafkaClient { doing: String, detail: String },
+
     #[error("the kit could not {doing}: {}", crate::sqlstate::describe_sqlx(.source))]
     Database {
         doing: &'static str,
@@ -84,6 +106,13 @@ impl KitError {
     pub fn observer(doing: impl Into<String>) -> impl FnOnce(tokio_postgres::Error) -> KitError {
         let doing = doing.into();
         move |source| KitError::Observer { doing, source }
+    }
+
+    pub(crate) fn broker(what: &str, detail: impl ToString) -> KitError {
+        KitError::Broker {
+            what: what.to_string(),
+            detail: detail.to_string(),
+        }
     }
 
     pub(crate) fn provision(what: impl Into<String>, detail: impl ToString) -> KitError {

@@ -3,6 +3,8 @@
 //!
 //! - [`server`] finds a server once per test process (`DATABASE_URL`, a Docker engine, or the
 //!   PostgreSQL binaries installed on this machine) and says which one it picked.
+//! - [`broker()`] does the same for the Kafka track's broker (`KAFKA_BOOTSTRAP_SERVERS`, or a
+//!   throwaway broker started on loopback).
 //! - [`TestDatabase`] hands each test its own database, cloned from a template that was migrated
 //!   once, so tests run in parallel and never see each other's rows.
 //! - [`Interleaving`] scripts concurrent sessions the way PostgreSQL's isolation tester does: a
@@ -18,6 +20,7 @@
 //! Nothing here knows about any lesson; lessons build their scenarios from these parts.
 
 mod barrier;
+pub mod broker;
 mod common;
 mod database;
 mod deadline;
@@ -40,6 +43,7 @@ mod teaching;
 mod trace;
 
 pub use barrier::{checking, in_the_checks, release_together, rounds, with_fewer_rounds};
+pub use broker::{Broker, broker};
 pub use common::{Common, Speaks, Topic, Words};
 pub use database::TestDatabase;
 pub use deadline::{DEADLINE_VAR, DID_NOT_FINISH};

@@ -53,6 +53,27 @@ cat >/dev/null
 stop_and_remove
 "#;
 
+/// `sh` (as `sh` is: a command that may switch users) set up to run a watchdog `script` with
+/// `args` (`$1`, `$2`, …) in `scratch`. It runs in a process group of its own, so a Ctrl-C aimed
+/// at the tests does not kill it before it cleans up; its stdin is the lifeline, its stdout says
+/// when it is ready.
+pub(crate) fn watchdog<'a>(
+    sh: &'a mut Command,
+    script: &str,
+    args: impl IntoIterator<Item = impl AsRef<std::ffi::OsStr>>,
+    scratch: &Path,
+) -> &'a mut Command {
+    sh.arg("-c")
+        .arg(script)
+        .arg("sh")
+        .args(args)
+        .current_dir(scratch)
+        .process_group(0)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+}
+
 /// The start of every run directory's name: `wbpg-<pid of the test process>-`, so that a
 /// directory or a server process can always be traced back to the test process it served.
 pub fn run_dir_prefix(test_process: u32) -> String {
@@ -73,20 +94,16 @@ pub(crate) fn start() -> Result<Server, KitError> {
 
     // A short path: unix socket paths are limited to about 100 bytes (103 on macOS).
     let scratch = fastest_scratch_space();
-    let mut watchdog = owner
-        .command("sh")
-        .arg("-c")
-        .arg(WATCHDOG)
-        .arg("sh")
-        .args([&bindir, &template, &scratch])
-        .arg(run_dir_prefix(std::process::id()))
-        .current_dir(&scratch)
-        .process_group(0)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| KitError::provision("local binaries", format!("could not run sh: {e}")))?;
+    let prefix = PathBuf::from(run_dir_prefix(std::process::id()));
+    let mut sh = owner.command("sh");
+    let mut watchdog = watchdog(
+        &mut sh,
+        WATCHDOG,
+        [&bindir, &template, &scratch, &prefix],
+        &scratch,
+    )
+    .spawn()
+    .map_err(|e| KitError::provision("local binaries", format!("could not run sh: {e}")))?;
 
     let mut said = String::new();
     let mut stdout = BufReader::new(watchdog.stdout.take().expect("stdout is piped"));

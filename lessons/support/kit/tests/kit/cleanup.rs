@@ -3,9 +3,10 @@
 //! that depends on neither: the watchdog that makes every file and process of the cluster
 //! itself, and removes them when the test process's pipe closes.
 //!
-//! Both tests start `workbook-server` (which provisions exactly as a test process does) and end
+//! The tests start `workbook-server` (which provisions exactly as a test process does) and end
 //! it from outside. Leftovers are traced back to it by name: its run directories are
-//! `wbpg-<its pid>-…`, its unfinished initdb copies `<cache>.<its pid>`.
+//! `wbpg-<its pid>-…`, its unfinished initdb copies `<cache>.<its pid>`. The Kafka track's
+//! throwaway broker makes the same promise, checked the same way (`wbkafka-<its pid>-…`).
 
 #![cfg(target_os = "linux")] // reads /proc to find leftover processes
 
@@ -30,12 +31,17 @@ const INSTANTS_MS: [u64; 14] = [0, 1, 2, 4, 7, 10, 20, 35, 50, 75, 110, 160, 230
 /// The same with a cold cache, while initdb runs (about 1 s).
 const COLD_INSTANTS_MS: [u64; 3] = [0, 20, 300];
 
+/// Moments at which a test process that starts the Kafka track's broker is ended: before the
+/// watchdog runs, while it makes the directory and starts the broker, and with the broker
+/// listening (about 60 ms after the start here).
+const BROKER_INSTANTS_MS: [u64; 9] = [0, 1, 2, 5, 10, 20, 40, 80, 300];
+
 #[test]
 fn a_killed_test_process_leaves_no_cluster_behind() {
     let Some(scratch) = Scratch::new() else {
         return;
     };
-    let mut holder = scratch.start_holder();
+    let mut holder = scratch.start_holder(Serve::Postgres);
     let url = first_line(&mut holder);
     let Some(run_dir) = socket_dir(&url) else {
         return skip_or_panic(&mut holder);
@@ -61,14 +67,14 @@ fn a_test_process_ended_at_any_instant_leaves_nothing_behind() {
     };
     let mut ended = Vec::new();
     for instant in COLD_INSTANTS_MS {
-        ended.extend(scratch.end_at_once_started(instant, ", while initdb ran"));
+        ended.extend(scratch.end_at_once_started(Serve::Postgres, instant, ", while initdb ran"));
     }
     // Warm the cache (an initdb whose test process died finishes, but no one keeps its result).
     if !scratch.start_and_stop() {
         return;
     }
     for instant in INSTANTS_MS {
-        ended.extend(scratch.end_at_once_started(instant, ""));
+        ended.extend(scratch.end_at_once_started(Serve::Postgres, instant, ""));
     }
     // The next start removes the copies that initdbs of dead test processes left unrenamed.
     scratch.start_and_stop();
@@ -76,6 +82,38 @@ fn a_test_process_ended_at_any_instant_leaves_nothing_behind() {
     for (pid, how) in ended {
         scratch.assert_nothing_left_of(pid, &how);
     }
+}
+
+/// The same promise for the Kafka track's broker, at every instant of its start. A machine
+/// without the pinned broker skips it; CI installs the broker, so there it must run.
+#[test]
+#[ignore = "slow: ends 18 test processes; .ci/run runs it"]
+fn a_test_process_that_started_a_broker_leaves_nothing_behind() {
+    let Some(scratch) = Scratch::new() else {
+        return;
+    };
+    let mut holder = scratch.start_holder(Serve::Kafka);
+    let bootstrap = first_line(&mut holder);
+    if bootstrap.trim().is_empty() {
+        return skip_or_panic(&mut holder);
+    }
+    drop(holder.stdin.take());
+    holder.wait().unwrap();
+    scratch.assert_nothing_left_of(holder.id(), "normally");
+    let mut ended = Vec::new();
+    for instant in BROKER_INSTANTS_MS {
+        ended.extend(scratch.end_at_once_started(Serve::Kafka, instant, ""));
+    }
+    for (pid, how) in ended {
+        scratch.assert_nothing_left_of(pid, &how);
+    }
+}
+
+/// What the holder provisions.
+#[derive(Clone, Copy)]
+enum Serve {
+    Postgres,
+    Kafka,
 }
 
 /// A private temporary directory (`TMPDIR`) for the servers started here, so that the initdb
@@ -100,8 +138,13 @@ impl Scratch {
         Some(Scratch { tmp })
     }
 
-    fn start_holder(&self) -> Child {
-        Command::new(env!("CARGO_BIN_EXE_workbook-server"))
+    fn start_holder(&self, serve: Serve) -> Child {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_workbook-server"));
+        if let Serve::Kafka = serve {
+            // The kit's own broker, even where a cluster of the reader's is configured.
+            command.arg("--kafka").env_remove("KAFKA_BOOTSTRAP_SERVERS");
+        }
+        command
             .env("WORKBOOK_POSTGRES", "local")
             .env("TMPDIR", self.tmp.path())
             .env_remove("DATABASE_URL")
@@ -115,11 +158,16 @@ impl Scratch {
 
     /// Starts a test process, and ends it `instant_ms` later with kill -9, then again with
     /// Ctrl-C. Returns each one's pid and how it was ended.
-    fn end_at_once_started(&self, instant_ms: u64, during: &str) -> Vec<(u32, String)> {
+    fn end_at_once_started(
+        &self,
+        serve: Serve,
+        instant_ms: u64,
+        during: &str,
+    ) -> Vec<(u32, String)> {
         let instant = Duration::from_millis(instant_ms);
         let mut ended = Vec::new();
         for signal in [Signal::SIGKILL, Signal::SIGINT] {
-            let mut holder = self.start_holder();
+            let mut holder = self.start_holder(serve);
             let pid = Pid::from_raw(holder.id() as i32);
             std::thread::sleep(instant); // when to strike: a parameter, not a wait for anything
             match signal {
@@ -141,7 +189,7 @@ impl Scratch {
     /// A test process that starts its cluster and ends normally; false if there are no local
     /// binaries to start one with.
     fn start_and_stop(&self) -> bool {
-        let mut holder = self.start_holder();
+        let mut holder = self.start_holder(Serve::Postgres);
         if socket_dir(&first_line(&mut holder)).is_none() {
             skip_or_panic(&mut holder);
             return false;
@@ -186,9 +234,14 @@ impl Scratch {
                 .split(|&byte| byte == 0)
                 .map(|arg| String::from_utf8_lossy(arg).into_owned())
                 .collect();
-            // An argument, or any path component of one: `-D /dev/shm/wbpg-42-x/data`.
+            // An argument, or any path component of one: `-D /dev/shm/wbpg-42-x/data`; or the
+            // working directory (the broker's arguments name no directory of its own).
+            let cwd = std::fs::read_link(process.path().join("cwd"))
+                .map(|cwd| cwd.display().to_string())
+                .unwrap_or_default();
             let ours = args
                 .iter()
+                .chain([&cwd])
                 .flat_map(|arg| arg.split(['/', ' ', '\'']))
                 .any(|part| belongs_to(part, pid));
             if ours {
@@ -203,12 +256,12 @@ impl Scratch {
     }
 }
 
-/// `wbpg-<pid>` (the watchdog's argument), `wbpg-<pid>-XXXXXX` (a run directory) or
-/// `idempotency-workbook-initdb-…-uid<uid>.<pid>` (an unfinished initdb copy).
+/// `wbpg-<pid>` or `wbkafka-<pid>` (a watchdog's argument), either followed by `-XXXXXX` (a run
+/// directory), or `idempotency-workbook-initdb-…-uid<uid>.<pid>` (an unfinished initdb copy).
 fn belongs_to(name: &str, pid: u32) -> bool {
-    let run = format!("wbpg-{pid}");
-    name == run
-        || name.starts_with(&format!("{run}-"))
+    let run_of = |run: String| name == run || name.starts_with(&format!("{run}-"));
+    run_of(format!("wbpg-{pid}"))
+        || run_of(format!("wbkafka-{pid}"))
         || (name.starts_with("idempotency-workbook-initdb-")
             && name
                 .rsplit_once('.')
@@ -223,13 +276,18 @@ fn first_line(holder: &mut Child) -> String {
     url
 }
 
-/// A machine that gets its server from Docker has no local cluster to check.
+/// A machine that gets its server from Docker has no local cluster to check; one without the
+/// pinned broker (outside CI, which installs it) has no broker to check.
 fn skip_or_panic(holder: &mut Child) {
     holder.wait().unwrap();
     let mut why = String::new();
     let _ = std::io::Read::read_to_string(&mut holder.stderr.take().unwrap(), &mut why);
     if why.contains("no initdb/pg_ctl found") {
         eprintln!("no local PostgreSQL binaries: no throwaway cluster to check");
+        return;
+    }
+    if why.contains("no Kafka-protocol broker") && std::env::var_os("CI").is_none() {
+        eprintln!("the pinned broker is not installed: no throwaway broker to check");
         return;
     }
     panic!("workbook-server did not start a local cluster: {why}");
