@@ -8,6 +8,10 @@
 use at_least_once::{Poll, Polled, handle, read_batch};
 use sqlx::PgPool;
 
+/// The same consumer on a Kafka broker: `cargo workbook check 07 --kafka`.
+#[cfg(feature = "kafka")]
+pub mod kafka;
+
 // ANCHOR: poll
 /// Takes the group's next events from the log, handles each, and moves the group's offset past
 /// them, so that every event is handled exactly once even when a consumer dies half-way.

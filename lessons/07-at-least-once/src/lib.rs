@@ -10,11 +10,14 @@
 //! - [`Poll`], [`Polled`], [`read_batch`] and [`handle`]: what a consumer is given;
 //! - [`scenarios`]: the tests, each a story from chapter 7, and the soak;
 //! - [`Violation`]: what a scenario caught, worded to teach;
-//! - [`deliver`]: verdicts appended and consumed by hand (`cargo workbook deliver 07`).
+//! - [`deliver`]: verdicts appended and consumed by hand (`cargo workbook deliver 07`);
+//! - `kafka` (with `--features kafka`): the same lesson on a real Kafka-protocol broker.
 
 pub mod by_hand;
 mod consumer;
 mod judge;
+#[cfg(feature = "kafka")]
+pub mod kafka;
 mod log;
 pub mod scenarios;
 mod subject;
@@ -28,4 +31,5 @@ pub use violation::{Delivery, FailureCause, Mismatch, Violation, ViolationKind};
 pub mod __private {
     pub use crate::subject::BASE_MIGRATIONS;
     pub use kit;
+    pub use sqlx::{self, PgPool};
 }

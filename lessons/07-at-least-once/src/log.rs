@@ -191,7 +191,10 @@ impl Log {
         Ok(())
     }
 
-    pub(crate) async fn observe(&self, group: &str) -> Result<Observed, KitError> {
+    /// Every order's state, and the verdict ids recorded as handled.
+    pub(crate) async fn observe_effects(
+        &self,
+    ) -> Result<(BTreeMap<String, OrderState>, HashSet<String>), KitError> {
         let why = || KitError::observer("reading what the consumer left");
         let rows = self
             .client
@@ -221,6 +224,12 @@ impl Log {
         .iter()
         .map(|row| row.get(0))
         .collect();
+        Ok((orders, recorded))
+    }
+
+    pub(crate) async fn observe(&self, group: &str) -> Result<Observed, KitError> {
+        let why = || KitError::observer("reading what the consumer left");
+        let (orders, recorded) = self.observe_effects().await?;
         let row = self
             .client
             .query_one(
@@ -236,5 +245,88 @@ impl Log {
             next_position: row.get(0),
             last_position: row.get(1),
         })
+    }
+
+    /// Registers `group`'s stored offset for each partition of `topic`, at the start (0), as a
+    /// service does when it first subscribes a group.
+    #[cfg(feature = "kafka")]
+    pub(crate) async fn register_partitions(
+        &self,
+        group: &str,
+        topic: &str,
+        partitions: i32,
+    ) -> Result<(), KitError> {
+        self.client
+            .execute(
+                "INSERT INTO partition_offsets (group_id, topic, partition)
+                 SELECT $1, $2, generate_series(0, $3 - 1)",
+                &[&group, &topic, &partitions],
+            )
+            .await
+            .map_err(KitError::observer("registering the group's partitions"))?;
+        Ok(())
+    }
+
+    /// The offset `group` stored with its effects for `partition`, if any.
+    #[cfg(feature = "kafka")]
+    pub(crate) async fn stored_offset(
+        &self,
+        group: &str,
+        topic: &str,
+        partition: i32,
+    ) -> Result<Option<i64>, KitError> {
+        let row = self
+            .client
+            .query_opt(
+                "SELECT next_offset FROM partition_offsets
+                  WHERE group_id = $1 AND topic = $2 AND partition = $3",
+                &[&group, &topic, &partition],
+            )
+            .await
+            .map_err(KitError::observer(
+                "reading the offset stored with the effects",
+            ))?;
+        Ok(row.map(|row| row.get(0)))
+    }
+
+    /// From now on, every change of a stored offset is written down, by a trigger the test
+    /// adds (so that a move back is seen whenever it happens, not only if the test looks
+    /// between two commits).
+    #[cfg(feature = "kafka")]
+    pub(crate) async fn watch_offsets(&self) -> Result<(), KitError> {
+        self.client
+            .batch_execute(
+                "CREATE TABLE workbook_offset_moves (
+                     n           BIGINT GENERATED ALWAYS AS IDENTITY,
+                     from_offset BIGINT,
+                     to_offset   BIGINT);
+                 CREATE FUNCTION workbook_note_offset_move() RETURNS trigger
+                 LANGUAGE plpgsql AS $$
+                 BEGIN
+                     INSERT INTO workbook_offset_moves (from_offset, to_offset)
+                     VALUES (OLD.next_offset, NEW.next_offset);
+                     RETURN NEW;
+                 END $$;
+                 CREATE TRIGGER workbook_offset_moves AFTER UPDATE ON partition_offsets
+                     FOR EACH ROW EXECUTE FUNCTION workbook_note_offset_move();",
+            )
+            .await
+            .map_err(KitError::observer("watching the stored offsets"))?;
+        Ok(())
+    }
+
+    /// The first move of a stored offset to an earlier one, if any: (from, to).
+    #[cfg(feature = "kafka")]
+    pub(crate) async fn first_move_back(&self) -> Result<Option<(i64, i64)>, KitError> {
+        let row = self
+            .client
+            .query_opt(
+                "SELECT from_offset, to_offset FROM workbook_offset_moves
+                  WHERE to_offset < from_offset ORDER BY n LIMIT 1",
+                &[],
+            )
+            .await
+            .map_err(KitError::observer("reading how the stored offsets moved"))?;
+        Ok(row.map(|row| (row.get(0), row.get(1))))
     }
 }

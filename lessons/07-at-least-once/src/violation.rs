@@ -45,6 +45,19 @@ pub enum ViolationKind {
         from: i64,
         to: i64,
     },
+    /// On a Kafka broker: verdicts of the partition were never handled, and the group's offsets
+    /// (on the broker, and stored with the effects) are where they are.
+    LostOnTheBroker {
+        lost: usize,
+        example: String,
+        on_the_broker: Option<i64>,
+        stored: Option<i64>,
+    },
+    /// On a Kafka broker: a consumer that had lost the partition (`zombie`: the batch it held)
+    /// moved the offset stored with the effects back, from `from` to `to`.
+    OffsetWentBack { from: i64, to: i64, zombie: String },
+    /// On a Kafka broker: a consumer stopped before it had read the partition to its end.
+    ConsumerStopped { why: String },
     /// What any lesson can catch: a failed or stuck poll, a wait on another group, a test that
     /// could not run.
     Common(Common<Polled>),
@@ -223,6 +236,48 @@ impl Explain<Delivery> for ViolationKind {
                  none of those events; from its next poll on, it skips them: they are lost to \
                  it. A poll moves its own group's offset, and no other.\n{}",
                 see("Other groups of the log")
+            ),
+            ViolationKind::LostOnTheBroker {
+                lost,
+                example,
+                on_the_broker,
+                stored,
+            } => {
+                let at = |offset: &Option<i64>| match offset {
+                    Some(offset) => format!("at {offset}"),
+                    None => "none".to_string(),
+                };
+                write!(
+                    f,
+                    "{lost} verdict(s) of the partition were never handled (among them {example}). \
+                     The group's offset for the partition is {} on the broker, and {} in \
+                     partition_offsets, beside the effects.\n\
+                     A consumer that the group assigns the partition starts where its offset \
+                     says, so no one will read those verdicts again: an offset said \"handled\" \
+                     before their effects had committed, and the consumer that died took the \
+                     rest of its batch with it. That is at-most-once delivery, with Kafka's \
+                     commitSync() as with a table.\n{}",
+                    at(on_the_broker),
+                    at(stored),
+                    see("On a Kafka broker")
+                )
+            }
+            ViolationKind::OffsetWentBack { from, to, zombie } => write!(
+                f,
+                "the offset stored with the effects went back from {from} to {to}: the consumer \
+                 that woke up with {zombie} committed its batch after the partition had been \
+                 given to another consumer, which had gone on past it.\n\
+                 Nothing was applied twice here only because `handle` recognised each verdict's \
+                 id; but the group will now read every record from {to} on again, and an effect \
+                 without such a key would be applied twice. A batch is the next one only if the \
+                 stored offset, read under the row's lock, is where the batch starts.\n{}",
+                see("On a Kafka broker")
+            ),
+            ViolationKind::ConsumerStopped { why } => write!(
+                f,
+                "the consumer that took over the partition stopped before it had read it to the \
+                 end: {why}\n{}",
+                see("On a Kafka broker")
             ),
             ViolationKind::Common(common) => common.explain::<Self>(f),
         }

@@ -50,7 +50,7 @@ async fn prepare<H: Handler>(
     Ok((db, log))
 }
 
-fn order_ids(count: usize) -> Vec<String> {
+pub(crate) fn order_ids(count: usize) -> Vec<String> {
     (1..=count).map(|n| format!("ord-{n}")).collect()
 }
 

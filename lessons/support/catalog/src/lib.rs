@@ -161,7 +161,16 @@ pub fn find(name: &str) -> Result<&'static Lesson, String> {
         })
 }
 
+/// The lessons that can also run on a real Kafka-protocol broker (`cargo workbook check NN
+/// --kafka`): their exercise has a `kafka` feature and a `kafka` test target.
+pub const KAFKA_TRACK: &[&str] = &["07"];
+
 impl Lesson {
+    /// Whether the lesson has a Kafka track.
+    pub fn has_kafka_track(&self) -> bool {
+        KAFKA_TRACK.contains(&self.number)
+    }
+
     pub fn exercise_package(&self) -> String {
         format!("exercise-{}", self.folder)
     }

@@ -11,8 +11,11 @@ use crate::progress::{Progress, fingerprint};
 use crate::shipped;
 use crate::tests_run::{self, Verdict};
 
-pub fn check(root: &Path, name: &str) -> Result<ExitCode, String> {
+pub fn check(root: &Path, name: &str, kafka: bool) -> Result<ExitCode, String> {
     let lesson = catalog::find(name)?;
+    if kafka {
+        return check_on_kafka(root, lesson);
+    }
     eprintln!("running cargo test -p {} …", lesson.exercise_package());
     let verdict = tests_run::run(root, lesson)?;
     if worth_remembering(&verdict) {
@@ -23,6 +26,33 @@ pub fn check(root: &Path, name: &str) -> Result<ExitCode, String> {
         progress.save(root)?;
     }
     print!("{}", explain(lesson, &verdict));
+    Ok(match verdict {
+        Verdict::Solved => ExitCode::SUCCESS,
+        _ => ExitCode::FAILURE,
+    })
+}
+
+/// `check NN --kafka`: the lesson's tests on a Kafka-protocol broker. Progress is the
+/// PostgreSQL track's alone: the Kafka track is an extra a student opts into.
+fn check_on_kafka(root: &Path, lesson: &Lesson) -> Result<ExitCode, String> {
+    let n = lesson.number;
+    if !lesson.has_kafka_track() {
+        let with: Vec<&str> = catalog::KAFKA_TRACK.to_vec();
+        return Err(format!(
+            "lesson {n} has no Kafka track; lesson(s) {} have one",
+            with.join(", ")
+        ));
+    }
+    eprintln!(
+        "running cargo test -p {} --features kafka --test kafka (the first build of the Kafka \
+         client, librdkafka, takes a few minutes) …",
+        lesson.exercise_package()
+    );
+    let verdict = tests_run::run_on_kafka(root, lesson)?;
+    let text = explain(lesson, &verdict)
+        .replacen(&format!("lesson {n}"), &format!("lesson {n} on Kafka"), 1)
+        .replace("src/lib.rs", "src/kafka.rs");
+    print!("{text}");
     Ok(match verdict {
         Verdict::Solved => ExitCode::SUCCESS,
         _ => ExitCode::FAILURE,
@@ -338,7 +368,7 @@ fn relative_files(dir: &Path) -> Vec<PathBuf> {
 
 pub fn verify(root: &Path) -> Result<ExitCode, String> {
     eprintln!("running cargo test -p workbook-verify …");
-    let failures = match tests_run::test_package(root, "workbook-verify")? {
+    let failures = match tests_run::test_package(root, "workbook-verify", &[])? {
         Verdict::Solved => {
             println!(
                 "{} every shipped exercise fails for its lesson's reason, every solution \

@@ -33,7 +33,13 @@ enum Command {
     /// Every lesson: solved or not, its chapter, and which one is next (the default).
     Status,
     /// Run one exercise's tests and explain the verdict.
-    Check { lesson: String },
+    Check {
+        lesson: String,
+        /// The lesson's tests on a Kafka-protocol broker instead (lesson 07): the broker at
+        /// KAFKA_BOOTSTRAP_SERVERS, or one the tests start.
+        #[arg(long)]
+        kafka: bool,
+    },
     /// Check the current exercise (or the one named) again on every save. Keys: q quit, h hint,
     /// n next lesson, Enter check now.
     Watch { lesson: Option<String> },
@@ -129,7 +135,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command.unwrap_or(Command::Status) {
         Command::Status => status::status(&root),
-        Command::Check { lesson } => commands::check(&root, &lesson),
+        Command::Check { lesson, kafka } => commands::check(&root, &lesson, kafka),
         Command::Watch { lesson } => commands::watch(&root, lesson.as_deref()),
         Command::Hint { lesson } => commands::hint(&root, &lesson),
         Command::Reset { lesson } => commands::reset(&root, &lesson),

@@ -38,14 +38,21 @@ pub const TESTS_LIMIT: Duration = Duration::from_secs(240);
 
 /// Runs `cargo test -p exercise-…` for `lesson`, from the workspace root.
 pub fn run(root: &Path, lesson: &Lesson) -> Result<Verdict, String> {
-    test_package(root, &lesson.exercise_package())
+    test_package(root, &lesson.exercise_package(), &[])
 }
 
-/// `cargo test -p <package>`, supervised, and its verdict.
-pub fn test_package(root: &Path, package: &str) -> Result<Verdict, String> {
+/// The lesson's Kafka track: `cargo test -p exercise-… --features kafka --test kafka`.
+pub fn run_on_kafka(root: &Path, lesson: &Lesson) -> Result<Verdict, String> {
+    let package = lesson.exercise_package();
+    test_package(root, &package, &["--features", "kafka", "--test", "kafka"])
+}
+
+/// `cargo test -p <package> [extra…]`, supervised, and its verdict.
+pub fn test_package(root: &Path, package: &str, extra: &[&str]) -> Result<Verdict, String> {
     let mut command = cargo(root);
     command
         .args(["test", "--color", "never", "-p", package])
+        .args(extra)
         .env("RUST_BACKTRACE", "0");
     let mut building = crate::building::Building::new();
     let progress: supervise::OnLine = Box::new(move |line| building.line(line));
