@@ -26,7 +26,7 @@ pub enum KitError {
          broker (Tansu {}) is not installed\nGet one in either of two ways:\n  \
          1. point {} at a Kafka cluster you run (Apache Kafka, Redpanda, a managed service), e.g.\n     \
          {}=localhost:9092 cargo workbook check 07 --kafka\n  \
-         2. install the pinned broker (about 11 minutes on two cores), where the kit looks for it:\n     \
+         2. install the pinned broker (a build of tens of minutes), where the kit looks for it:\n     \
          {}",
         crate::broker::BOOTSTRAP_VAR,
         crate::broker::TANSU_VERSION,
