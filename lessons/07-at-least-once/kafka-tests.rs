@@ -33,3 +33,14 @@ async fn on_kafka_a_zombie_consumer_applies_nothing() -> Result<(), Violation> {
 async fn on_kafka_a_zombie_that_wakes_mid_batch_applies_nothing() -> Result<(), Violation> {
     scenarios::zombie_wakes_mid_batch(subject()).await
 }
+
+/// The soak on a broker: verdicts produced while consumers of the group consume them, each
+/// killed while busy with a batch and replaced by a new one (the seed is printed on failure;
+/// WORKBOOK_SOAK_SEED replays it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_kafka_the_soak_loses_nothing_and_applies_nothing_twice() -> Result<(), Violation> {
+    let report =
+        at_least_once::kafka::soak_on_kafka(subject(), at_least_once::kafka::KAFKA_SOAK).await?;
+    println!("{report}");
+    Ok(())
+}

@@ -85,6 +85,14 @@ pub enum Delivery {
         events: usize,
         kills: usize,
     },
+    /// The soak on a Kafka broker: `events` verdicts produced to a topic while consumers of one
+    /// group consumed them, each killed once busy with a batch, `kills` times, at points drawn
+    /// from `seed`.
+    KafkaSoak {
+        seed: u64,
+        events: usize,
+        kills: usize,
+    },
 }
 
 impl fmt::Display for Delivery {
@@ -105,6 +113,18 @@ impl fmt::Display for Delivery {
                 "the soak appended {events} events while a consumer polled, and killed the \
                  consumer {kills} times (seed {seed}: WORKBOOK_SOAK_SEED={seed} replays the same \
                  log and kill schedule)"
+            ),
+            Delivery::KafkaSoak {
+                seed,
+                events,
+                kills,
+            } => write!(
+                f,
+                "on a Kafka broker, the soak produced {events} verdicts to a topic while \
+                 consumers of one group consumed them, and killed a consumer busy with a batch \
+                 {kills} times, each time starting a new one that the group assigned the \
+                 partition (seed {seed}: WORKBOOK_SOAK_SEED={seed} replays the same verdicts and \
+                 kill schedule)"
             ),
         }
     }

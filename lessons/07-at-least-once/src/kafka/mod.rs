@@ -10,6 +10,9 @@
 mod judge;
 mod run;
 pub mod scenarios;
+mod soak;
+
+pub use soak::{KAFKA_SOAK, KafkaSoak, soak_on_kafka};
 
 use std::sync::Arc;
 

@@ -91,17 +91,26 @@ pub enum RunError {
     NothingReceived,
 }
 
-/// A consumer of `group` on `topic`: joins the group, and consumes batches of at most `max`
-/// records until every partition has been read to its end (`ends`, the offset after its last
-/// record), or a call of the student's fails. Returns what each `consume` said.
-pub(crate) async fn run(
-    consumer: Arc<dyn Consumer>,
-    pool: PgPool,
-    topic: TestTopic,
-    group: String,
-    (max, ends): (usize, Vec<i64>),
-) -> Result<Vec<Consumed>, RunError> {
-    let mut consuming = Loop::join(consumer, pool, topic, group)?;
+/// One consumer of a group, as a scenario starts it: the student's [`Consumer`] on `pool`,
+/// reading `topic` in batches of at most `max` records until every partition has been read to
+/// its end (`ends`, the offset after each one's last record).
+pub(crate) struct Member {
+    pub(crate) consumer: Arc<dyn Consumer>,
+    pub(crate) pool: PgPool,
+    pub(crate) topic: TestTopic,
+    pub(crate) group: String,
+    pub(crate) max: usize,
+    pub(crate) ends: Vec<i64>,
+    /// Counts every batch this member hands to `consume`, for a script that waits for one
+    /// (the soak kills a consumer once it is busy with a batch, not after a delay).
+    pub(crate) batches: Option<Arc<tokio::sync::watch::Sender<usize>>>,
+}
+
+/// Runs `member` until it has caught up, or a call of the student's fails. Returns what each
+/// `consume` said.
+pub(crate) async fn run(member: Member) -> Result<Vec<Consumed>, RunError> {
+    let (max, ends) = (member.max, member.ends.clone());
+    let mut consuming = Loop::join(member)?;
     while let Some((partition, records)) = consuming.next_batch(max, &ends).await? {
         consuming.consume(partition, records).await?;
     }
@@ -121,15 +130,9 @@ pub(crate) struct Pause {
 /// as it does a member that has not been heard from within `session.timeout.ms`: here its
 /// client leaves at once, so that the script, not a timer, decides when. Once resumed, it
 /// consumes the batch it held, as a process that does not know it lost the partition does.
-pub(crate) async fn run_as_zombie(
-    consumer: Arc<dyn Consumer>,
-    pool: PgPool,
-    topic: TestTopic,
-    group: String,
-    (max, ends): (usize, Vec<i64>),
-    pause: Pause,
-) -> Result<Consumed, RunError> {
-    let mut consuming = Loop::join(consumer, pool, topic, group)?;
+pub(crate) async fn run_as_zombie(member: Member, pause: Pause) -> Result<Consumed, RunError> {
+    let (max, ends) = (member.max, member.ends.clone());
+    let mut consuming = Loop::join(member)?;
     let Some((partition, records)) = consuming.next_batch(max, &ends).await? else {
         return Err(RunError::NothingReceived);
     };
@@ -161,6 +164,7 @@ struct Loop {
     topic: TestTopic,
     group: String,
     handle: Handle,
+    batches: Option<Arc<tokio::sync::watch::Sender<usize>>>,
     /// The offset each started partition goes on from.
     positions: HashMap<i32, i64>,
     /// Partitions read to their end.
@@ -172,13 +176,17 @@ struct Loop {
 }
 
 impl Loop {
-    /// A client of `group`, subscribed to `topic`: it joins the group at its first receive.
-    fn join(
-        consumer: Arc<dyn Consumer>,
-        pool: PgPool,
-        topic: TestTopic,
-        group: String,
-    ) -> Result<Loop, RunError> {
+    /// A client of the member's group, subscribed to its topic: it joins the group at its
+    /// first receive.
+    fn join(member: Member) -> Result<Loop, RunError> {
+        let Member {
+            consumer,
+            pool,
+            topic,
+            group,
+            batches,
+            ..
+        } = member;
         let client: Client = topic
             .consumer_config(&group)
             // A partition read to its end says so: that is how the loop knows it caught up.
@@ -196,6 +204,7 @@ impl Loop {
             handle: Handle {
                 client: Arc::new(client),
             },
+            batches,
             positions: HashMap::new(),
             finished: HashSet::new(),
             pending: None,
@@ -313,8 +322,15 @@ impl Loop {
                     self.seek(partition, stored)?;
                     return Ok(());
                 }
-                stored => {
-                    self.positions.insert(partition, stored.unwrap_or(end));
+                Some(stored) => {
+                    self.positions.insert(partition, stored);
+                }
+                // The client started where the broker's committed offset says (or at the
+                // beginning), and that is the partition's end for now: a producer may still be
+                // appending, so the end it is at is not necessarily the last.
+                None => {
+                    let committed = self.topic.committed(&self.group, partition).await?;
+                    self.positions.insert(partition, committed.unwrap_or(0));
                 }
             }
         }
@@ -351,6 +367,9 @@ impl Loop {
     async fn consume(&mut self, partition: i32, records: Vec<Record>) -> Result<(), RunError> {
         let batch = self.batch(partition, records);
         let next = batch.next_offset();
+        if let Some(batches) = &self.batches {
+            batches.send_modify(|started| *started += 1);
+        }
         let consumed = (self.consumer)
             .consume(self.pool.clone(), batch)
             .await

@@ -8,7 +8,7 @@ use kit::Interleaving;
 use kit_kafka::TestTopic;
 
 use super::judge::{Consumed1, verdict};
-use super::run::{Pause, RunError, run, run_as_zombie};
+use super::run::{Member, Pause, RunError, run, run_as_zombie};
 use super::{Consumed, Consumer};
 use crate::log::{AMOUNT_CENTS, Log, Verdict};
 use crate::scenarios::order_ids;
@@ -43,26 +43,18 @@ pub async fn crash_mid_batch_then_restart(subject: KafkaSubject) -> Result<(), V
         Verdict::failed("fail-1", "ord-1"),
     ];
     let stage = Stage::new(&subject, during, 2, &appended).await?;
-    let Stage {
-        db,
-        log,
-        topic,
-        group,
-        ends,
-        ..
-    } = &stage;
+    let Stage { db, log, .. } = &stage;
     let mut interleaving = Interleaving::new(db).await.map_err(setup())?;
     let holder = (interleaving.session(db, "holder").await).map_err(setup())?;
     (interleaving.step(&holder, LOCK_ORD_2).await).map_err(setup())?;
     let pool = db.pool(1).await.map_err(setup())?;
-    let consumer = subject.handler.clone();
-    let (first_topic, first_group, first_ends) = (topic.clone(), group.clone(), ends.clone());
+    let first = stage.member(&subject, pool.clone(), MAX);
     let started = interleaving
         .start(
             "consumer-1",
             &pool,
             "joins the group, receives offsets 0 to 2, consumes them",
-            |pool| run(consumer, pool, first_topic, first_group, (MAX, first_ends)),
+            |_| run(first),
         )
         .await;
     let worker = started.map_err(|e| Violation::stuck_or_setup(e, interleaving.trace(), during))?;
@@ -79,14 +71,7 @@ pub async fn crash_mid_batch_then_restart(subject: KafkaSubject) -> Result<(), V
     (interleaving.step(&holder, "COMMIT").await).map_err(setup())?;
 
     let pool = db.pool(2).await.map_err(setup())?;
-    let restarted = run(
-        subject.handler.clone(),
-        pool,
-        topic.clone(),
-        group.clone(),
-        (MAX, ends.clone()),
-    )
-    .await;
+    let restarted = run(stage.member(&subject, pool, MAX)).await;
     interleaving.note(format!(
         "consumer-2 joins the group, is assigned the partition, and reads to its end: {}",
         match &restarted {
@@ -119,14 +104,7 @@ pub async fn zombie_after_a_rebalance(subject: KafkaSubject) -> Result<(), Viola
     let (stage, mut interleaving, _, (zombie, held, wake)) =
         with_a_zombie(&subject, during, &appended).await?;
     let pool = stage.db.pool(2).await.map_err(setup())?;
-    let second = run(
-        subject.handler.clone(),
-        pool,
-        stage.topic.clone(),
-        stage.group.clone(),
-        (ZOMBIE_MAX, stage.ends.clone()),
-    )
-    .await;
+    let second = run(stage.member(&subject, pool, ZOMBIE_MAX)).await;
     let before = stage.offsets(during).await?;
     interleaving.note(format!(
         "consumer-2 joins the group, is assigned the partition, and reads to its end: {}; the \
@@ -185,19 +163,13 @@ pub async fn zombie_wakes_mid_batch(subject: KafkaSubject) -> Result<(), Violati
     let holder = (interleaving.session(&stage.db, "holder").await).map_err(setup())?;
     (interleaving.step(&holder, LOCK_ORD_3).await).map_err(setup())?;
     let owner_pool = stage.db.pool(1).await.map_err(setup())?;
-    let (consumer, topic, group) = (
-        subject.handler.clone(),
-        stage.topic.clone(),
-        stage.group.clone(),
-    );
-    let every = appended.len();
-    let ends = stage.ends.clone();
+    let second = stage.member(&subject, owner_pool.clone(), appended.len());
     let owner = interleaving
         .start(
             "consumer-2",
             &owner_pool,
             "joins the group, is assigned the partition, consumes offsets 0 to 4",
-            move |pool| run(consumer, pool, topic, group, (every, ends)),
+            move |_| run(second),
         )
         .await;
     let owner = owner.map_err(stuck(&interleaving))?;
@@ -285,14 +257,14 @@ const ZOMBIE_MAX: usize = 3;
 /// A fresh database with the subject's schema and `orders` pending orders, a topic of one
 /// partition with `appended` produced to it in order, and a group of the test's own, registered
 /// in `partition_offsets` at offset 0.
-struct Stage {
-    db: kit::TestDatabase,
-    log: Log,
-    topic: TestTopic,
-    group: String,
-    orders: Vec<String>,
+pub(super) struct Stage {
+    pub(super) db: kit::TestDatabase,
+    pub(super) log: Log,
+    pub(super) topic: TestTopic,
+    pub(super) group: String,
+    pub(super) orders: Vec<String>,
     /// The offset after the partition's last record.
-    ends: Vec<i64>,
+    pub(super) ends: Vec<i64>,
 }
 
 /// The group's offset for the partition, both places it can be kept.
@@ -314,7 +286,7 @@ impl std::fmt::Display for Offsets {
 }
 
 impl Stage {
-    async fn new(
+    pub(super) async fn new(
         subject: &KafkaSubject,
         during: Delivery,
         orders: usize,
@@ -345,7 +317,20 @@ impl Stage {
         })
     }
 
-    fn seen<'a>(&'a self, appended: &'a [Verdict]) -> Consumed1<'a> {
+    /// A consumer of the stage's group on its topic: the subject's, on `pool`.
+    pub(super) fn member(&self, subject: &KafkaSubject, pool: sqlx::PgPool, max: usize) -> Member {
+        Member {
+            consumer: subject.handler.clone(),
+            pool,
+            topic: self.topic.clone(),
+            group: self.group.clone(),
+            max,
+            ends: self.ends.clone(),
+            batches: None,
+        }
+    }
+
+    pub(super) fn seen<'a>(&'a self, appended: &'a [Verdict]) -> Consumed1<'a> {
         Consumed1 {
             topic: &self.topic,
             group: &self.group,
@@ -375,14 +360,8 @@ impl Stage {
     ) -> Result<Zombie, Violation> {
         let (holding, held) = tokio::sync::oneshot::channel();
         let (wake, resume) = tokio::sync::oneshot::channel();
-        let zombie = tokio::spawn(run_as_zombie(
-            subject.handler.clone(),
-            pool,
-            self.topic.clone(),
-            self.group.clone(),
-            (ZOMBIE_MAX, self.ends.clone()),
-            Pause { holding, resume },
-        ));
+        let member = self.member(subject, pool, ZOMBIE_MAX);
+        let zombie = tokio::spawn(run_as_zombie(member, Pause { holding, resume }));
         match held.await {
             Ok(held) => Ok((zombie, held, wake)),
             // It ended before it held a batch: what it returned says why.

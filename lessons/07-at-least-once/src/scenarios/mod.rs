@@ -8,7 +8,7 @@ mod forced;
 mod grows;
 mod other_group;
 mod sequential;
-mod soak;
+pub(crate) mod soak;
 
 pub use barrier::barrier;
 pub use failed::{cancelled_mid_batch_then_restart, crash_mid_batch_then_restart};
@@ -16,7 +16,7 @@ pub use forced::a_second_consumer_waits_its_turn;
 pub use grows::the_log_grows_between_polls;
 pub use other_group::another_group_is_not_held_up;
 pub use sequential::consumed_once;
-pub use soak::{QUICK, SOAK, Soak, soak};
+pub use soak::{QUICK, SOAK, Soak, SoakReport, soak};
 
 use kit::{TestDatabase, Trace};
 use sqlx::PgPool;

@@ -110,7 +110,7 @@ pub(crate) fn generate(
 }
 
 /// The seed: `WORKBOOK_SOAK_SEED` to replay one, else a new one.
-fn seed() -> u64 {
+pub(crate) fn seed() -> u64 {
     std::env::var("WORKBOOK_SOAK_SEED")
         .ok()
         .and_then(|s| s.trim().parse().ok())
@@ -206,25 +206,32 @@ async fn produce(
     Ok(())
 }
 
-/// One incarnation of the consumer: a task polling on a pool of one connection.
-struct Consumer {
-    task: JoinHandle<Vec<Result<Polled, sqlx::Error>>>,
-    pid: i32,
-    pool: PgPool,
+/// One incarnation of a consumer: a task working on a pool of one connection, whose session
+/// is `pid`; `T` is what the task returns.
+pub(crate) struct Consumer<T> {
+    pub(crate) task: JoinHandle<T>,
+    pub(crate) pid: i32,
+    pub(crate) pool: PgPool,
 }
 
-impl Consumer {
+/// A pool of one connection for a consumer, and its session's pid.
+pub(crate) async fn one_session(db: &TestDatabase) -> Result<(PgPool, i32), KitError> {
+    let pool = db.pool(1).await?;
+    let pid: i32 = sqlx::query_scalar("SELECT pg_backend_pid()")
+        .fetch_one(&pool)
+        .await
+        .map_err(KitError::database("read the consumer's backend pid"))?;
+    Ok((pool, pid))
+}
+
+impl Consumer<Vec<Result<Polled, sqlx::Error>>> {
     async fn start<H: Handler>(
         db: &TestDatabase,
         subject: &Subject<H>,
         batch: i64,
         produced: Arc<AtomicBool>,
-    ) -> Result<Consumer, KitError> {
-        let pool = db.pool(1).await?;
-        let pid: i32 = sqlx::query_scalar("SELECT pg_backend_pid()")
-            .fetch_one(&pool)
-            .await
-            .map_err(KitError::database("read the consumer's backend pid"))?;
+    ) -> Result<Self, KitError> {
+        let (pool, pid) = one_session(db).await?;
         let (handler, polling) = (subject.handler.clone(), pool.clone());
         let task = tokio::spawn(async move {
             let mut polls = Vec::new();
@@ -255,14 +262,18 @@ impl Consumer {
 /// (`abort`), and then the server ends the session it left behind, as it does once the socket
 /// is closed. Either way, everything the consumer's open transaction held is rolled back and
 /// released before this returns, and nothing it would have done next happens.
-async fn kill(db: &TestDatabase, consumer: Consumer, server_first: bool) -> Result<(), KitError> {
+pub(crate) async fn kill<T>(
+    db: &TestDatabase,
+    consumer: Consumer<T>,
+    server_first: bool,
+) -> Result<(), KitError> {
     let observer = db.session().await?;
     let Consumer { task, pid, pool } = consumer;
     if server_first {
         terminate(&observer, pid).await?;
     }
     task.abort();
-    // What the killed consumer's polls returned dies with it: nobody is left to hear it.
+    // What the killed consumer's calls returned dies with it: nobody is left to hear it.
     let _ = task.await;
     if !server_first {
         terminate(&observer, pid).await?;

@@ -165,6 +165,30 @@ pub fn find(name: &str) -> Result<&'static Lesson, String> {
 /// --kafka`): their exercise has a `kafka` feature and a `kafka` test target.
 pub const KAFKA_TRACK: &[&str] = &["07"];
 
+/// The Kafka track's tests that each shipped exercise fails, with words its failure says:
+/// `cargo workbook repeat NN --kafka` counts a run as caught only when it fails saying them
+/// (`.ci/kafka-track` holds the shipped exercise to the same).
+pub const KAFKA_CAUGHT: &[KafkaCaught] = &[
+    KafkaCaught {
+        lesson: "07",
+        test: "on_kafka_a_consumer_that_dies_mid_batch_loses_nothing",
+        says: "were never handled",
+    },
+    KafkaCaught {
+        lesson: "07",
+        test: "on_kafka_the_soak_loses_nothing_and_applies_nothing_twice",
+        says: "were never handled",
+    },
+];
+
+/// A Kafka test a shipped exercise fails, and the words of its failure.
+#[derive(Debug, Clone, Copy)]
+pub struct KafkaCaught {
+    pub lesson: &'static str,
+    pub test: &'static str,
+    pub says: &'static str,
+}
+
 impl Lesson {
     /// Whether the lesson has a Kafka track.
     pub fn has_kafka_track(&self) -> bool {

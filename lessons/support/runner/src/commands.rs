@@ -32,17 +32,24 @@ pub fn check(root: &Path, name: &str, kafka: bool) -> Result<ExitCode, String> {
     })
 }
 
+/// Refuses a lesson with no Kafka track, naming those that have one.
+fn kafka_track(lesson: &Lesson) -> Result<(), String> {
+    if lesson.has_kafka_track() {
+        return Ok(());
+    }
+    let with: Vec<&str> = catalog::KAFKA_TRACK.to_vec();
+    Err(format!(
+        "lesson {} has no Kafka track; lesson(s) {} have one",
+        lesson.number,
+        with.join(", ")
+    ))
+}
+
 /// `check NN --kafka`: the lesson's tests on a Kafka-protocol broker. Progress is the
 /// PostgreSQL track's alone: the Kafka track is an extra a student opts into.
 fn check_on_kafka(root: &Path, lesson: &Lesson) -> Result<ExitCode, String> {
     let n = lesson.number;
-    if !lesson.has_kafka_track() {
-        let with: Vec<&str> = catalog::KAFKA_TRACK.to_vec();
-        return Err(format!(
-            "lesson {n} has no Kafka track; lesson(s) {} have one",
-            with.join(", ")
-        ));
-    }
+    kafka_track(lesson)?;
     eprintln!(
         "running cargo test -p {} --features kafka --test kafka (the first build of the Kafka \
          client, librdkafka, takes a few minutes) …",
@@ -442,8 +449,14 @@ pub fn repeat(
     name: &str,
     runs: u32,
     (only, skip): (&[String], &[String]),
+    kafka: bool,
 ) -> Result<ExitCode, String> {
     let lesson = catalog::find(name)?;
+    if kafka {
+        kafka_track(lesson)?;
+        let filter = crate::repeat_kafka::Filter { only, skip };
+        return crate::repeat_kafka::repeat(root, lesson, runs, filter);
+    }
     let filters = (only.iter().flat_map(|text| ["--only", text.as_str()]))
         .chain(skip.iter().flat_map(|text| ["--skip", text.as_str()]));
     let status = tests_run::cargo(root)

@@ -5,6 +5,7 @@ mod catalog;
 mod commands;
 mod dev;
 mod progress;
+mod repeat_kafka;
 mod shipped;
 mod status;
 mod supervise;
@@ -112,6 +113,9 @@ enum Command {
         /// barrier tests; may be given again).
         #[arg(long, value_name = "TEXT")]
         skip: Vec<String>,
+        /// The lesson's Kafka tests instead (lesson 07), each run in a process of its own.
+        #[arg(long)]
+        kafka: bool,
     },
 }
 
@@ -160,7 +164,8 @@ fn main() -> ExitCode {
             runs,
             only,
             skip,
-        } => commands::repeat(&root, &lesson, runs, (&only, &skip)),
+            kafka,
+        } => commands::repeat(&root, &lesson, runs, (&only, &skip), kafka),
     };
     match result {
         Ok(code) => code,

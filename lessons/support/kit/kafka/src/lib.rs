@@ -92,6 +92,41 @@ impl TestTopic {
         Ok(delivered.offset)
     }
 
+    /// Appends `records` (each a key and a payload) to `partition`, in order: every one is
+    /// handed to the client before the first answer is awaited, since one at a time would wait
+    /// out the client's `linger.ms` for each.
+    pub async fn produce_all(
+        &self,
+        producer: &FutureProducer,
+        partition: i32,
+        records: &[(&str, &str)],
+    ) -> Result<(), KitError> {
+        let failed = |detail: String| KitError::KafkaClient {
+            doing: format!("produce to {} partition {partition}", self.name),
+            detail,
+        };
+        let mut sent = Vec::with_capacity(records.len());
+        for &(key, payload) in records {
+            let record = FutureRecord::to(&self.name)
+                .partition(partition)
+                .key(key)
+                .payload(payload);
+            sent.push(
+                producer
+                    .send_result(record)
+                    .map_err(|(e, _)| failed(e.to_string()))?,
+            );
+        }
+        for delivery in sent {
+            match delivery.await {
+                Ok(Ok(_)) => {}
+                Ok(Err((e, _))) => return Err(failed(e.to_string())),
+                Err(_) => return Err(failed("the client dropped the record".into())),
+            }
+        }
+        Ok(())
+    }
+
     /// A consumer's settings for `group`: offsets committed only when the code says so, and a
     /// group with nothing committed starts at the beginning of the partition.
     pub fn consumer_config(&self, group: &str) -> ClientConfig {
