@@ -111,7 +111,10 @@ fn count(
             found.first_other = Some(first_words(&run));
         }
         if console::Term::stderr().is_term() {
-            eprint!("\r{test} ({side}): {done}/{runs} runs, {} as expected", found.matched);
+            eprint!(
+                "\r{test} ({side}): {done}/{runs} runs, {} as expected",
+                found.matched
+            );
         }
     }
     if console::Term::stderr().is_term() {
@@ -149,7 +152,15 @@ fn first_words(run: &Run) -> String {
 /// Builds `package`'s Kafka test target, and returns its executable.
 fn test_binary(root: &Path, package: &str) -> Result<PathBuf, String> {
     let output = tests_run::cargo(root)
-        .args(["test", "-p", package, "--features", "kafka", "--test", "kafka"])
+        .args([
+            "test",
+            "-p",
+            package,
+            "--features",
+            "kafka",
+            "--test",
+            "kafka",
+        ])
         .args(["--no-run", "--message-format", "json-render-diagnostics"])
         .output()
         .map_err(tests_run::cargo_missing)?;
