@@ -105,7 +105,7 @@ pub fn tansu_install_command() -> String {
     )
 }
 
-fn tansu_binary() -> Option<PathBuf> {
+pub(crate) fn tansu_binary() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os(BROKER_BIN_VAR) {
         return Some(PathBuf::from(path));
     }

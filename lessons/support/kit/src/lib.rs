@@ -26,6 +26,7 @@ mod database;
 mod deadline;
 pub mod deliver;
 mod delivery;
+pub mod dev_broker;
 pub mod dev_database;
 mod docker;
 pub mod envelope;

@@ -43,6 +43,34 @@ pub fn db(root: &Path, action: &str, database: Option<&str>) -> Result<ExitCode,
     run(command)
 }
 
+/// `kafka start|status|stop|url`: the kit's `workbook-kafka`, with the broker's log under the
+/// workbook's `target/`, beside the development database's data.
+pub fn kafka(root: &Path, action: &str, fresh: bool) -> Result<ExitCode, String> {
+    if fresh && action != "start" {
+        return Err(format!(
+            "--fresh goes with `kafka start`, not `kafka {action}`"
+        ));
+    }
+    let mut command = cargo(root);
+    if std::env::var_os("WORKBOOK_KAFKA_DIR").is_none() {
+        command.env("WORKBOOK_KAFKA_DIR", root.join("target/workbook-kafka"));
+    }
+    command.args([
+        "run",
+        "--quiet",
+        "-p",
+        "workbook-kit",
+        "--bin",
+        "workbook-kafka",
+        "--",
+        action,
+    ]);
+    if fresh {
+        command.arg("--fresh");
+    }
+    run(command)
+}
+
 /// `serve NN [--mine] [--fresh] [--port N]`: the lesson's `serve` binary, for the lessons whose
 /// handler sits behind an HTTP API (their domain crate has a `serve.rs`); the databases are
 /// `deliver`'s, so requests delivered by file and by curl meet in one place.

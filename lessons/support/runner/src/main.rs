@@ -71,6 +71,14 @@ enum Command {
         action: String,
         database: Option<String>,
     },
+    /// The Kafka track's broker, kept running for console tools: start [--fresh] (--fresh
+    /// empties its log first), status, stop (keeps the log), url (its bootstrap address).
+    Kafka {
+        #[arg(value_parser = ["start", "status", "stop", "url"])]
+        action: String,
+        #[arg(long)]
+        fresh: bool,
+    },
     /// Hand events (one JSON object a line, from FILE or typed in) to a lesson's handler,
     /// against the database of `db start`, and say what each delivery did.
     Deliver {
@@ -147,6 +155,7 @@ fn main() -> ExitCode {
         Command::Solution { lesson, force } => commands::solution(&root, &lesson, force),
         Command::Verify => commands::verify(&root),
         Command::Db { action, database } => dev::db(&root, &action, database.as_deref()),
+        Command::Kafka { action, fresh } => dev::kafka(&root, &action, fresh),
         Command::Deliver {
             lesson,
             input,
