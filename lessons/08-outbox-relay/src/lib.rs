@@ -10,10 +10,13 @@
 //! - [`Step`], [`publish`], [`ship`]: what the pipeline is given;
 //! - [`scenarios`]: the tests, each a story from chapter 8;
 //! - [`Violation`]: what a scenario caught, worded to teach;
-//! - [`deliver`]: announcements written and carried through by hand (`cargo workbook deliver 08`).
+//! - [`deliver`]: announcements written and carried through by hand (`cargo workbook deliver 08`);
+//! - [`kafka`] (feature `kafka`): the same pipeline with a Kafka topic for the broker.
 
 pub mod by_hand;
 mod judge;
+#[cfg(feature = "kafka")]
+pub mod kafka;
 mod pipeline;
 pub mod scenarios;
 mod subject;

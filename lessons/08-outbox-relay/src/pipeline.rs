@@ -88,8 +88,13 @@ pub struct Message {
 // ANCHOR: publish
 /// Publishes `row` to the broker. The broker is another system: this call reaches it on a
 /// connection of its own, and the message is out the moment it returns, whatever the relay's
-/// transaction does next. Publishing a row twice sends it twice.
+/// transaction does next. Publishing a row twice sends it twice. (On the Kafka track, the
+/// broker is a Kafka topic, and the row is produced to it: the same promise.)
 pub async fn publish(pool: &PgPool, row: &OutboxRow) -> Result<(), sqlx::Error> {
+    #[cfg(feature = "kafka")]
+    if let Some(topic) = crate::kafka::publishing() {
+        return topic.publish(row).await;
+    }
     let mut broker = PgConnection::connect_with(&pool.connect_options()).await?;
     sqlx::query("INSERT INTO broker.messages (outbox_id, event_id, payload) VALUES ($1, $2, $3)")
         .bind(row.id)

@@ -6,7 +6,8 @@ use crate::{Delivery, Done, Handler, Relay, Step, Subject, Violation};
 
 /// The holder's locks: a relay stops as it writes down what it sent (a mark on the outbox
 /// rows, or its progress), after it has published.
-const LOCK_THE_RELAYS_WRITES: &str = "BEGIN; LOCK TABLE outbox, relay_progress IN SHARE MODE";
+pub(crate) const LOCK_THE_RELAYS_WRITES: &str =
+    "BEGIN; LOCK TABLE outbox, relay_progress IN SHARE MODE";
 
 /// The holder's lock on the warehouse's table: a consumer stops as it ships.
 const LOCK_SHIPMENTS: &str = "BEGIN; LOCK TABLE shipments IN SHARE MODE";

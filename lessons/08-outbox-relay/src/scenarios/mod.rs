@@ -3,7 +3,7 @@
 //! outbox row: published at least once, shipped exactly once.
 
 mod barrier;
-mod failed;
+pub(crate) mod failed;
 mod forced;
 mod neighbours;
 mod restored;
@@ -27,25 +27,25 @@ use crate::world::World;
 use crate::{Delivery, Done, Handler, Relay, Step, Subject, Violation};
 
 /// Rows a relay's pass takes.
-const MAX: i64 = 10;
+pub(crate) const MAX: i64 = 10;
 
 /// Passes before a relay that keeps finding rows is called stuck.
 const MAX_PASSES: usize = 1_000;
 
 /// A fresh database with the subject's schema, and the test's own session on it.
-async fn prepare<H: Handler>(
+pub(crate) async fn prepare<H: Handler>(
     subject: &Subject<H>,
     during: Delivery,
 ) -> Result<(TestDatabase, World), Violation> {
     kit::prepare(&subject.schema, during, World::open).await
 }
 
-fn orders(count: usize) -> Vec<String> {
+pub(crate) fn orders(count: usize) -> Vec<String> {
     (1..=count).map(|n| format!("ord-{n}")).collect()
 }
 
 /// How a trace shows a step.
-fn shown(step: &Step) -> String {
+pub(crate) fn shown(step: &Step) -> String {
     match step {
         Step::Relay(relay) => format!("relay(max {})", relay.max()),
         Step::Consume(message) => format!("consume(row {})", message.outbox_id),
@@ -53,7 +53,7 @@ fn shown(step: &Step) -> String {
 }
 
 /// Relay passes until one publishes nothing (or fails).
-async fn relay_until_empty<H: Handler>(
+pub(crate) async fn relay_until_empty<H: Handler>(
     subject: &Subject<H>,
     pool: &PgPool,
 ) -> Vec<Result<Done, sqlx::Error>> {

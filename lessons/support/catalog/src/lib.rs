@@ -163,7 +163,17 @@ pub fn find(name: &str) -> Result<&'static Lesson, String> {
 
 /// The lessons that can also run on a real Kafka-protocol broker (`cargo workbook check NN
 /// --kafka`): their exercise has a `kafka` feature and a `kafka` test target.
-pub const KAFKA_TRACK: &[&str] = &["07"];
+pub const KAFKA_TRACK: &[&str] = &["07", "08"];
+
+/// Where a lesson's Kafka track has the student's code: lesson 07's own `src/kafka.rs`, or the
+/// same `src/lib.rs` as the PostgreSQL track (lesson 08: the relay and consumer do not change,
+/// the broker does).
+pub fn kafka_code(lesson: &str) -> &'static str {
+    match lesson {
+        "07" => "src/kafka.rs",
+        _ => "src/lib.rs",
+    }
+}
 
 /// The Kafka track's tests that each shipped exercise fails, with words its failure says:
 /// `cargo workbook repeat NN --kafka` counts a run as caught only when it fails saying them
@@ -178,6 +188,16 @@ pub const KAFKA_CAUGHT: &[KafkaCaught] = &[
         lesson: "07",
         test: "on_kafka_the_soak_loses_nothing_and_applies_nothing_twice",
         says: "were never handled",
+    },
+    KafkaCaught {
+        lesson: "08",
+        test: "on_kafka_a_relay_restarted_with_a_new_producer_ships_once",
+        says: "the warehouse shipped it 2 times",
+    },
+    KafkaCaught {
+        lesson: "08",
+        test: "on_kafka_a_consumer_that_dies_before_its_commit_ships_once",
+        says: "the warehouse shipped it 2 times",
     },
 ];
 

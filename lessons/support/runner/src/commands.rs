@@ -58,7 +58,7 @@ fn check_on_kafka(root: &Path, lesson: &Lesson) -> Result<ExitCode, String> {
     let verdict = tests_run::run_on_kafka(root, lesson)?;
     let text = explain(lesson, &verdict)
         .replacen(&format!("lesson {n}"), &format!("lesson {n} on Kafka"), 1)
-        .replace("src/lib.rs", "src/kafka.rs");
+        .replace("src/lib.rs", catalog::kafka_code(n));
     print!("{text}");
     Ok(match verdict {
         Verdict::Solved => ExitCode::SUCCESS,

@@ -36,7 +36,7 @@ enum Command {
     /// Run one exercise's tests and explain the verdict.
     Check {
         lesson: String,
-        /// The lesson's tests on a Kafka-protocol broker instead (lesson 07): the broker at
+        /// The lesson's tests on a Kafka-protocol broker instead (lessons 07 and 08): the broker at
         /// KAFKA_BOOTSTRAP_SERVERS, or one the tests start.
         #[arg(long)]
         kafka: bool,
@@ -121,7 +121,7 @@ enum Command {
         /// barrier tests; may be given again).
         #[arg(long, value_name = "TEXT")]
         skip: Vec<String>,
-        /// The lesson's Kafka tests instead (lesson 07), each run in a process of its own.
+        /// The lesson's Kafka tests instead (07, 08), each run in a process of its own.
         #[arg(long)]
         kafka: bool,
     },

@@ -13,6 +13,7 @@ use kit::KitError;
 use rdkafka::ClientConfig;
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
+use rdkafka::message::OwnedMessage;
 use rdkafka::producer::{FutureProducer, FutureRecord};
 
 pub use rdkafka;
@@ -125,6 +126,53 @@ impl TestTopic {
             }
         }
         Ok(())
+    }
+
+    /// The offset after `partition`'s last record (its high watermark): where a consumer that
+    /// has read everything stands.
+    pub async fn end_offset(&self, partition: i32) -> Result<i64, KitError> {
+        use rdkafka::consumer::{BaseConsumer, Consumer};
+        let reader: BaseConsumer = client(&self.bootstrap)
+            .create()
+            .map_err(failed("make a client to read the partition's end"))?;
+        let topic = self.name.clone();
+        let (_, high) = tokio::task::spawn_blocking(move || {
+            reader.fetch_watermarks(&topic, partition, REQUEST_TIMEOUT)
+        })
+        .await
+        .map_err(failed("wait for the partition's end"))?
+        .map_err(failed(format!(
+            "read the end of {} partition {partition}",
+            self.name
+        )))?;
+        Ok(high)
+    }
+
+    /// Every record of `partition`, from its first to its end, read outside any group (nothing
+    /// is committed): what the broker holds, as the test sees it.
+    pub async fn read_all(&self, partition: i32) -> Result<Vec<OwnedMessage>, KitError> {
+        use rdkafka::consumer::{Consumer, StreamConsumer};
+        use rdkafka::{Offset, TopicPartitionList};
+        let end = self.end_offset(partition).await?;
+        let reader: StreamConsumer = client(&self.bootstrap)
+            .set("group.id", unique_name("reader"))
+            .set("enable.auto.commit", "false")
+            .create()
+            .map_err(failed("make a client to read the topic"))?;
+        let mut list = TopicPartitionList::new();
+        (list.add_partition_offset(&self.name, partition, Offset::Beginning))
+            .map_err(failed("name the partition to read"))?;
+        reader
+            .assign(&list)
+            .map_err(failed("assign the partition"))?;
+        let mut records = Vec::new();
+        while records.len() < end.max(0) as usize {
+            let received = tokio::time::timeout(REQUEST_TIMEOUT, reader.recv()).await;
+            let message = (received.map_err(failed(format!("read {}", self.name))))?
+                .map_err(failed(format!("read {}", self.name)))?;
+            records.push(message.detach());
+        }
+        Ok(records)
     }
 
     /// A consumer's settings for `group`: offsets committed only when the code says so, and a
