@@ -17,14 +17,14 @@ const PREFIX: &str = "wb_test_";
 /// `wb_test_<machine>_<pid>_<n>`: the machine, so that processes of other machines sharing the
 /// server are never judged by this machine's process table.
 pub(crate) fn test_database_name(n: u32) -> String {
-    format!("{PREFIX}{}_{}_{n}", machine(), std::process::id())
+    format!("{PREFIX}{}_{}_{n}", machine_tag(), std::process::id())
 }
 
 /// Drops the test databases of this machine's test processes that no longer exist, and says
 /// so on stderr. The kit does this once per test process on a `DATABASE_URL` server; it is
 /// public so that its own test can call it.
 pub async fn drop_leftovers(admin: &mut PgConnection) -> Result<Vec<String>, KitError> {
-    let pattern = format!("{PREFIX}{}\\_%", machine());
+    let pattern = format!("{PREFIX}{}\\_%", machine_tag());
     let names: Vec<String> =
         sqlx::query_scalar("SELECT datname::text FROM pg_database WHERE datname LIKE $1")
             .bind(pattern)
@@ -64,14 +64,21 @@ pub async fn drop_leftovers(admin: &mut PgConnection) -> Result<Vec<String>, Kit
 
 /// The pid in `wb_test_<machine>_<pid>_<n>`, if the name is exactly of that form.
 fn owner_pid(name: &str) -> Option<i32> {
-    let rest = name.strip_prefix(PREFIX)?.strip_prefix(&machine())?;
+    let rest = name.strip_prefix(PREFIX)?.strip_prefix(&machine_tag())?;
     let (pid, n) = rest.strip_prefix('_')?.split_once('_')?;
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     (digits(pid) && digits(n)).then(|| pid.parse().ok())?
 }
 
+/// Whether the process `pid` of this machine has ended: what makes a thing named after it a
+/// leftover (the Kafka track's topics and groups on a cluster of the student's are named so
+/// too).
+pub fn process_is_gone(pid: i32) -> bool {
+    !process_exists(pid)
+}
+
 /// Six hex digits of the host name: short enough for PostgreSQL's 63-byte names.
-fn machine() -> String {
+pub fn machine_tag() -> String {
     let host = nix::unistd::gethostname()
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_default();

@@ -52,7 +52,7 @@ pub use delivery::Delivery;
 pub use error::KitError;
 pub use failure::FailureCause;
 pub use interleaving::{Interleaving, Session, Worker};
-pub use leftovers::drop_leftovers;
+pub use leftovers::{drop_leftovers, machine_tag, process_is_gone};
 pub use schema::Schema;
 pub use script::{Fault, Outcomes, Ran, Script};
 pub use server::{Backend, Server, server};

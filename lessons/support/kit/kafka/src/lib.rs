@@ -16,6 +16,8 @@ use rdkafka::client::DefaultClientContext;
 use rdkafka::message::OwnedMessage;
 use rdkafka::producer::{FutureProducer, FutureRecord};
 
+pub mod leftovers;
+
 pub use rdkafka;
 
 /// How long a request to the broker may take before the test gives up on it.
@@ -29,17 +31,29 @@ pub struct TestTopic {
     pub bootstrap: String,
 }
 
-/// `wb-<pid>-<n>-<what>`: unique among this process's tests, and traced back to the process.
+/// `wb-<machine>-<pid>-<n>-<what>`: unique among this process's tests, and traced back to the
+/// machine and the process (see [`leftovers`]).
 pub fn unique_name(what: &str) -> String {
     static NEXT: AtomicU32 = AtomicU32::new(1);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    format!("wb-{}-{n}-{what}", std::process::id())
+    leftovers::name(NEXT.fetch_add(1, Ordering::Relaxed), what)
 }
 
 impl TestTopic {
     /// Creates a topic of `partitions` partitions (one replica: the kit's broker is one node).
     pub async fn create(what: &str, partitions: i32) -> Result<TestTopic, KitError> {
-        let bootstrap = kit::broker()?.bootstrap.clone();
+        let broker = kit::broker()?;
+        if !broker.throwaway {
+            // Once per test process, before its first topic.
+            static SWEPT: tokio::sync::OnceCell<()> = tokio::sync::OnceCell::const_new();
+            SWEPT
+                .get_or_try_init(|| async {
+                    leftovers::delete_leftovers(&broker.bootstrap)
+                        .await
+                        .map(drop)
+                })
+                .await?;
+        }
+        let bootstrap = broker.bootstrap.clone();
         let name = unique_name(what);
         let admin: AdminClient<DefaultClientContext> = client(&bootstrap)
             .create()
