@@ -5,16 +5,16 @@
 
 use std::collections::HashMap;
 
-use kit::{Interleaving, Script, TestDatabase};
+use kit::{Interleaving, TestDatabase};
 use kit_kafka::TestTopic;
 
 use super::group::{Ends, Steps, member, message_of};
 use super::on_topic;
 use crate::judge::verdict_on;
-use crate::scenarios::failed::LOCK_THE_RELAYS_WRITES;
-use crate::scenarios::{MAX, orders, prepare, relay_until_empty, shown};
+use crate::scenarios::failed::{LOCK_THE_RELAYS_WRITES, RELAY_CRASH_ORDER, relay_crash};
+use crate::scenarios::{orders, prepare, relay_until_empty};
 use crate::world::{RowFate, World};
-use crate::{Delivery, Handler, Relay, Step, Subject, Violation};
+use crate::{Delivery, Handler, Subject, Violation};
 
 // ANCHOR: relay_restarts
 /// A relay publishes two rows to the topic with an idempotent producer, then dies before its
@@ -37,15 +37,15 @@ pub async fn relay_restarts_and_publishes_again<H: Handler>(
         handler: on_topic(subject.handler.clone(), topic.clone()),
         schema: subject.schema.clone(),
     };
-    let script = Script::new(&relays.handler, shown)
-        .sql("holder", "lock", LOCK_THE_RELAYS_WRITES)
-        .sql("holder", "commit", "COMMIT")
-        .deliver("relay-1", "relay", Step::Relay(Relay::new(MAX)))
-        .kill("crash", "relay-1")
-        .deliver("relay-2", "again", Step::Relay(Relay::new(MAX)));
-    let permutation = "lock relay crash commit again";
-    let (mut interleaving, ran) =
-        kit::play(&db, script, permutation, kit::describe_outcome, during).await?;
+    let script = relay_crash(&relays.handler, LOCK_THE_RELAYS_WRITES);
+    let (mut interleaving, ran) = kit::play(
+        &db,
+        script,
+        RELAY_CRASH_ORDER,
+        kit::describe_outcome,
+        during,
+    )
+    .await?;
     let mut steps: Steps = (ran.outcomes.into_iter())
         .map(|(_, outcome)| outcome)
         .collect();

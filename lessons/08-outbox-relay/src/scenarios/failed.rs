@@ -57,20 +57,22 @@ async fn relay_killed<H: Handler>(
 ) -> Result<(), Violation> {
     let (db, world) = prepare(&subject, during).await?;
     (world.produce(&orders(2)).await).map_err(Violation::setup(during))?;
-    let script = Script::new(&subject.handler, shown)
+    let script = relay_crash(&subject.handler, lock);
+    play_then_drain(&subject, (&db, &world), script, RELAY_CRASH_ORDER, during).await
+}
+
+/// The order [`relay_crash`]'s steps are played in.
+pub(crate) const RELAY_CRASH_ORDER: &str = "lock relay crash commit again";
+
+/// The holder takes `lock`; relay-1 runs until it stops on it, and is killed there; the holder
+/// lets go, and relay-2 takes over.
+pub(crate) fn relay_crash<H: Handler>(handler: &H, lock: &str) -> Script<Step, H> {
+    Script::new(handler, shown)
         .sql("holder", "lock", lock)
         .sql("holder", "commit", "COMMIT")
         .deliver("relay-1", "relay", Step::Relay(Relay::new(MAX)))
         .kill("crash", "relay-1")
-        .deliver("relay-2", "again", Step::Relay(Relay::new(MAX)));
-    play_then_drain(
-        &subject,
-        (&db, &world),
-        script,
-        "lock relay crash commit again",
-        during,
-    )
-    .await
+        .deliver("relay-2", "again", Step::Relay(Relay::new(MAX)))
 }
 // ANCHOR_END: relay_dies_publishing
 

@@ -27,7 +27,7 @@ use crate::world::World;
 use crate::{Delivery, Done, Handler, Relay, Step, Subject, Violation};
 
 /// Rows a relay's pass takes.
-pub(crate) const MAX: i64 = 10;
+const MAX: i64 = 10;
 
 /// Passes before a relay that keeps finding rows is called stuck.
 const MAX_PASSES: usize = 1_000;
@@ -45,7 +45,7 @@ pub(crate) fn orders(count: usize) -> Vec<String> {
 }
 
 /// How a trace shows a step.
-pub(crate) fn shown(step: &Step) -> String {
+fn shown(step: &Step) -> String {
     match step {
         Step::Relay(relay) => format!("relay(max {})", relay.max()),
         Step::Consume(message) => format!("consume(row {})", message.outbox_id),

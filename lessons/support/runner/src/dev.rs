@@ -28,17 +28,22 @@ fn run(mut command: Command) -> Result<ExitCode, String> {
     })
 }
 
-pub fn db(root: &Path, action: &str, database: Option<&str>) -> Result<ExitCode, String> {
-    let mut command = with_db_dir(cargo(root), root);
+/// `cargo run` of one of the kit's binaries, its arguments to follow.
+fn kit_binary(mut command: Command, binary: &str) -> Command {
     command.args([
         "run",
         "--quiet",
         "-p",
         "workbook-kit",
         "--bin",
-        "workbook-db",
+        binary,
         "--",
     ]);
+    command
+}
+
+pub fn db(root: &Path, action: &str, database: Option<&str>) -> Result<ExitCode, String> {
+    let mut command = kit_binary(with_db_dir(cargo(root), root), "workbook-db");
     command.arg(action).args(database);
     run(command)
 }
@@ -55,16 +60,8 @@ pub fn kafka(root: &Path, action: &str, fresh: bool) -> Result<ExitCode, String>
     if std::env::var_os("WORKBOOK_KAFKA_DIR").is_none() {
         command.env("WORKBOOK_KAFKA_DIR", root.join("target/workbook-kafka"));
     }
-    command.args([
-        "run",
-        "--quiet",
-        "-p",
-        "workbook-kit",
-        "--bin",
-        "workbook-kafka",
-        "--",
-        action,
-    ]);
+    let mut command = kit_binary(command, "workbook-kafka");
+    command.arg(action);
     if fresh {
         command.arg("--fresh");
     }
