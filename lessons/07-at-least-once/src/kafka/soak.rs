@@ -120,7 +120,8 @@ pub async fn soak_on_kafka(
         Ok(result) => result,
         Err(e) => std::panic::resume_unwind(e.into_panic()),
     };
-    if last.is_ok() {
+    if last.is_ok() || producer.is_finished() {
+        // A producer that failed is why the consumers could not catch up: it says so first.
         (producer.await.expect("the producer does not panic")).map_err(Violation::setup(during))?;
     } else {
         // The consumer stopped before the topic was complete: the producer would wait for it
