@@ -8,12 +8,16 @@
 
 use std::fmt;
 use std::future::Future;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sqlx::PgPool;
 use tokio::task::JoinHandle;
 
 use crate::{KitError, TestDatabase, Trace};
+
+mod session_step;
+pub use session_step::{Rows, StepResult};
 
 /// How long a step may take to finish or to start waiting. Far longer than any step needs (a
 /// few milliseconds); it only bounds how long a broken script takes to say so.
@@ -40,7 +44,8 @@ pub struct Interleaving {
 /// A session the script drives statement by statement (it holds the locks).
 pub struct Session {
     name: String,
-    client: tokio_postgres::Client,
+    /// Shared with the task of a step that may wait ([`Interleaving::start_step`]).
+    client: Arc<tokio_postgres::Client>,
 }
 
 /// The code under test, running in a task of its own on a one-connection pool.
@@ -92,7 +97,7 @@ impl Interleaving {
         self.names.push((row.get(0), name.to_string()));
         Ok(Session {
             name: name.to_string(),
-            client,
+            client: Arc::new(client),
         })
     }
 
@@ -525,6 +530,11 @@ impl Interleaving {
 }
 
 impl<T> Worker<T> {
+    /// The worker's name (or the scripted session's, for a session step).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     /// Whether the worker was waiting on a lock when the script last looked.
     pub fn was_waiting(&self) -> bool {
         matches!(self.state, StepState::Waiting { .. })

@@ -51,10 +51,10 @@ pub use deadline::{DEADLINE_VAR, DID_NOT_FINISH};
 pub use delivery::Delivery;
 pub use error::KitError;
 pub use failure::FailureCause;
-pub use interleaving::{Interleaving, Session, Worker};
+pub use interleaving::{Interleaving, Rows, Session, StepResult, Worker};
 pub use leftovers::{drop_leftovers, machine_tag, process_is_gone};
 pub use schema::Schema;
-pub use script::{Fault, Outcomes, Ran, Script};
+pub use script::{Fault, NoDelivery, Outcomes, Ran, Script};
 pub use server::{Backend, Server, server};
 pub use sqlstate::{
     DbError, code_of, describe_outcome, describe_postgres, describe_sqlx, is_unique_violation,

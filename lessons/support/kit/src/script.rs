@@ -22,6 +22,7 @@ use std::pin::Pin;
 
 use sqlx::PgPool;
 
+use crate::interleaving::StepResult;
 use crate::{Handler, Interleaving, KitError, Session, TestDatabase, Worker};
 
 type Delivery<T> = Box<dyn FnOnce(PgPool) -> Pin<Box<dyn Future<Output = T> + Send>> + Send>;
@@ -29,6 +30,9 @@ type Delivery<T> = Box<dyn FnOnce(PgPool) -> Pin<Box<dyn Future<Output = T> + Se
 enum Action<T> {
     /// SQL in a session of the test's own, which takes locks and never waits.
     Sql { session: String, sql: String },
+    /// SQL in a session of the test's own that may wait on a lock and may fail: a step of an
+    /// anomaly played at some isolation level.
+    Step { session: String, sql: String },
     /// The code under test, as `worker`, on a connection of its own.
     Deliver {
         worker: String,
@@ -64,9 +68,25 @@ pub struct Ran<T> {
     killed: Outcomes<T>,
     cancelled: Vec<String>,
     abandoned: Vec<String>,
+    /// What each [`Script::step`] did, by step name, in the order they finished.
+    steps: Vec<(String, StepResult)>,
 }
 
 impl<T> Ran<T> {
+    /// What the step named `step` ([`Script::step`]) did: its rows, or the server's error.
+    /// Panics on a name the script has no such step for: the scenario is broken.
+    pub fn step(&self, step: &str) -> &StepResult {
+        (self.steps.iter())
+            .find(|(name, _)| name == step)
+            .map(|(_, result)| result)
+            .unwrap_or_else(|| panic!("{step:?} is no session step of this script"))
+    }
+
+    /// Every session step's result, in the order they finished.
+    pub fn steps(&self) -> &[(String, StepResult)] {
+        &self.steps
+    }
+
     /// Whether `worker` was waiting on a lock when it started (rather than done already).
     pub fn waited(&self, worker: &str) -> bool {
         self.waited.iter().any(|w| w == worker)
@@ -160,6 +180,20 @@ impl<T, X> Ran<Result<T, X>> {
     }
 }
 
+/// The handler of a script that delivers nothing: only sessions and their steps.
+pub type NoDelivery = fn(PgPool, ()) -> std::future::Ready<()>;
+
+impl Script<(), NoDelivery> {
+    /// A script of sessions only, with no code under test: an anomaly played by hand, as the
+    /// isolation tester's specs are.
+    pub fn sessions() -> Self {
+        fn nothing(_: PgPool, (): ()) -> std::future::Ready<()> {
+            std::future::ready(())
+        }
+        Script::new(&(nothing as NoDelivery), |()| String::new())
+    }
+}
+
 impl<E: Send + 'static, H: Handler<E>> Script<E, H> {
     /// A script whose deliveries go to `handler`, shown in the trace as `shown` words them.
     pub fn new(handler: &H, shown: fn(&E) -> String) -> Self {
@@ -173,6 +207,20 @@ impl<E: Send + 'static, H: Handler<E>> Script<E, H> {
     /// Step `step`: `sql` in the test's session `session` (opened on first use).
     pub fn sql(mut self, session: &str, step: &str, sql: &str) -> Self {
         let action = Action::Sql {
+            session: session.into(),
+            sql: sql.into(),
+        };
+        self.steps.push((step.into(), action));
+        self
+    }
+
+    /// Step `step`: `sql` in the test's session `session`, which may wait on a lock (the next
+    /// step starts once it is seen waiting, and it finishes as soon as what it waits on lets
+    /// it) and may fail (its error is its result, in [`Ran::step`]). A session runs one
+    /// statement at a time: a step of a session whose previous step still waits is a broken
+    /// script, and panics saying so.
+    pub fn step(mut self, session: &str, step: &str, sql: &str) -> Self {
+        let action = Action::Step {
             session: session.into(),
             sql: sql.into(),
         };
@@ -258,7 +306,10 @@ impl Interleaving {
             killed: Vec::new(),
             cancelled: Vec::new(),
             abandoned: Vec::new(),
+            steps: Vec::new(),
         };
+        // Session steps seen waiting, by step name: each is looked at again after every step.
+        let mut pending: Vec<(String, Worker<Result<StepResult, KitError>>)> = Vec::new();
         let mut pools: Vec<(String, PgPool)> = Vec::new();
         // Workers that returned as soon as they started.
         let mut finished: Vec<String> = Vec::new();
@@ -273,6 +324,25 @@ impl Interleaving {
                         sessions.insert(session.clone(), opened);
                     }
                     self.step(&sessions[&session], &sql).await?;
+                }
+                Action::Step { session, sql } => {
+                    if let Some((waiting, _)) = (pending.iter()).find(|(_, w)| w.name() == session)
+                    {
+                        panic!(
+                            "step {name:?} runs in {session:?}, whose step {waiting:?} still waits"
+                        );
+                    }
+                    if !sessions.contains_key(&session) {
+                        let opened = self.session(db, &session).await?;
+                        sessions.insert(session.clone(), opened);
+                    }
+                    let started = self.start_step(&sessions[&session], &sql).await?;
+                    if started.was_waiting() {
+                        pending.push((name.to_string(), started));
+                    } else {
+                        let result = self.finish_step(started).await?;
+                        ran.steps.push((name.to_string(), result));
+                    }
                 }
                 Action::Deliver {
                     worker,
@@ -343,6 +413,22 @@ impl Interleaving {
                     }
                 }
             }
+            // The step may have released what a session step waited on: it finishes now, so
+            // the trace shows it where it happened.
+            for (step, waiting) in std::mem::take(&mut pending) {
+                let mut waiting = waiting;
+                self.settle_step(&mut waiting).await?;
+                if waiting.was_waiting() {
+                    pending.push((step, waiting));
+                } else {
+                    let result = self.finish_step(waiting).await?;
+                    ran.steps.push((step, result));
+                }
+            }
+        }
+        for (step, waiting) in pending {
+            let result = self.finish_step(waiting).await?;
+            ran.steps.push((step, result));
         }
         let returned: Vec<&str> = (pools.iter())
             .map(|(name, _)| name.as_str())

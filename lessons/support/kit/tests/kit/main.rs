@@ -8,3 +8,4 @@ mod cleanup;
 mod database;
 mod deadline;
 mod dev_database;
+mod session_step;
