@@ -69,6 +69,14 @@ struct Backends {
 const THE_WORKERS: &str = "(pid = $1 OR ($2::text IS NOT NULL AND application_name = $2 \
                             AND datname = current_database()))";
 
+/// What a killed worker did once its session was gone.
+pub enum AfterKill<T> {
+    /// It returned (an error, unless it hides one).
+    Returned(T),
+    /// It went on, on a new connection, and waits on a lock again: it is still running.
+    LivesOn(Worker<T>),
+}
+
 /// Where a step stands once the script has looked.
 enum StepState<T> {
     /// Waiting on a lock held by these sessions.
@@ -166,13 +174,37 @@ impl Interleaving {
     /// did. Returns once the backend is gone (so every lock it held is released) and the
     /// handler has returned, with what it returned: an error, since its connection died.
     pub async fn kill<T>(&mut self, worker: Worker<T>) -> Result<T, KitError> {
+        match self.kill_then_follow(worker).await? {
+            AfterKill::Returned(result) => Ok(result),
+            AfterKill::LivesOn(worker) => {
+                let name = worker.name.clone();
+                match tokio::time::timeout(STEP_DEADLINE, worker.task.expect("it waits")).await {
+                    Ok(Ok(result)) => Ok(result),
+                    Ok(Err(e)) => std::panic::resume_unwind(e.into_panic()),
+                    Err(_) => Err(KitError::Stuck {
+                        session: name,
+                        waited: STEP_DEADLINE,
+                    }),
+                }
+            }
+        }
+    }
+
+    /// [`Interleaving::kill`], for a handler that may live on: only its connection dies, and a
+    /// handler that retries on a new one (its pool opens one, under the worker's application
+    /// name) and waits on a lock again is a worker still running, which the script goes on
+    /// with, rather than one that never returns.
+    pub async fn kill_then_follow<T>(
+        &mut self,
+        worker: Worker<T>,
+    ) -> Result<AfterKill<T>, KitError> {
         let Worker {
             name,
             backends,
             task,
             ..
         } = worker;
-        let task = task.ok_or_else(|| KitError::NotWaiting {
+        let mut task = task.ok_or_else(|| KitError::NotWaiting {
             session: name.clone(),
         })?;
         // Every session of the worker: a process that dies takes all its connections along.
@@ -207,13 +239,28 @@ impl Interleaving {
             &name,
             "<killed: its session ends, so its transaction rolls back>",
         );
-        match tokio::time::timeout(STEP_DEADLINE, task).await {
-            Ok(Ok(result)) => Ok(result),
-            Ok(Err(e)) => std::panic::resume_unwind(e.into_panic()),
-            Err(_) => Err(KitError::Stuck {
-                session: name,
-                waited: STEP_DEADLINE,
-            }),
+        // A new session of the worker is known by its pool's application name only.
+        let backends = Backends {
+            pid: 0,
+            application_name: backends.application_name,
+        };
+        match (self.wait_until_waiting_or_finished(&name, &backends, &mut task)).await? {
+            StepState::Finished(result) => Ok(AfterKill::Returned(result)),
+            StepState::Waiting { on } => {
+                self.trace.step(
+                    &name,
+                    format!(
+                        "<its handler goes on, on a new connection: now waiting on {}>",
+                        on.join(", ")
+                    ),
+                );
+                Ok(AfterKill::LivesOn(Worker {
+                    name,
+                    backends,
+                    state: StepState::Waiting { on },
+                    task: Some(task),
+                }))
+            }
         }
     }
 

@@ -51,7 +51,7 @@ pub use deadline::{DEADLINE_VAR, DID_NOT_FINISH};
 pub use delivery::Delivery;
 pub use error::KitError;
 pub use failure::FailureCause;
-pub use interleaving::{Interleaving, Rows, Session, StepResult, Worker};
+pub use interleaving::{AfterKill, Interleaving, Rows, Session, StepResult, Worker};
 pub use leftovers::{drop_leftovers, machine_tag, process_is_gone};
 pub use schema::Schema;
 pub use script::{Fault, NoDelivery, Outcomes, Ran, Script};

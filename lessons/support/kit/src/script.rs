@@ -22,7 +22,7 @@ use std::pin::Pin;
 
 use sqlx::PgPool;
 
-use crate::interleaving::StepResult;
+use crate::interleaving::{AfterKill, StepResult};
 use crate::{Handler, Interleaving, KitError, Session, TestDatabase, Worker};
 
 type Delivery<T> = Box<dyn FnOnce(PgPool) -> Pin<Box<dyn Future<Output = T> + Send>> + Send>;
@@ -382,8 +382,10 @@ impl Interleaving {
                 Action::Kill { worker } => {
                     let (_, victim) = workers.remove(position_of(&workers, &worker, name));
                     if victim.was_waiting() {
-                        let reported = self.kill(victim).await?;
-                        ran.killed.push((worker, reported));
+                        match self.kill_then_follow(victim).await? {
+                            AfterKill::Returned(reported) => ran.killed.push((worker, reported)),
+                            AfterKill::LivesOn(living) => workers.push((worker, living)),
+                        }
                         for (_, other) in &mut workers {
                             self.settle(other).await?;
                         }
