@@ -137,6 +137,15 @@ pub const LESSONS: &[Lesson] = &[
         schema: "atomic_phases",
         intended_failure: "a card charged twice at the provider for one request, when the provider's answer is lost",
     },
+    Lesson {
+        number: "13",
+        key: "serializable-retry",
+        title: "Isolation levels, and retrying the whole transaction",
+        folder: "13-serializable-retry",
+        domain: "13-serializable-retry",
+        schema: "card_limits",
+        intended_failure: "an authorization the database aborted for a conflict (40001), handed back instead of run again",
+    },
 ];
 
 /// Accepts `1`, `01`, the stable key or the folder name.

@@ -1,0 +1,148 @@
+//! Lesson 13's subjects, race tests, and the checks of its shipped exercise; and the chapter's
+//! table of anomalies by isolation level, played and written here.
+
+use serializable_retry::{Delivery, Handler, Subject, ViolationKind, subject};
+
+use crate::Lesson;
+use crate::probe::{self, Probe};
+use crate::wrong_fix::{Failed, run_tests};
+
+pub const LESSON: Lesson = Lesson {
+    number: "13",
+    probes,
+};
+
+/// As shipped: the transaction at SERIALIZABLE, run once.
+pub fn exercise() -> Subject<impl Handler> {
+    subject!(crate::exercise_13::authorize)
+}
+
+pub fn solution() -> Subject<impl Handler> {
+    subject!(crate::solution_13::authorize)
+}
+
+include!(concat!(env!("OUT_DIR"), "/exercise_tests_13.rs"));
+
+/// The scripted races of the lesson, by their names in `exercise-tests.rs`: what `cargo repeat
+/// 13` runs over and over. The injected conflicts fail the shipped exercise too, but nothing in
+/// them races.
+pub const REPEAT: &[&str] = &[
+    "an_approval_refused_at_commit_is_decided_again",
+    "an_approval_refused_at_its_update_is_decided_again",
+    "a_copy_racing_an_uncommitted_decision_is_a_duplicate",
+];
+
+/// The reason the shipped exercise must fail for: a delivery the database aborted for a
+/// conflict, handed back after one attempt. A setup error, a compile error or a timeout is
+/// never it.
+pub fn is_intended(kind: &ViolationKind) -> bool {
+    matches!(kind, ViolationKind::NotRetried { attempts: 1, .. })
+}
+
+fn probes() -> Vec<Probe> {
+    probe::probes_of(
+        TESTS,
+        CASES,
+        REPEAT,
+        |_| 1,
+        play_on,
+        is_intended,
+        Delivery::round,
+    )
+}
+
+/// The lesson's whole suite, the tests of `exercise-tests.rs`, against `handler` (a wrong fix
+/// from `wrong-fixes/`): the tests that failed.
+pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> Vec<Failed> {
+    let subject =
+        || Subject::new([serializable_retry::__private::BASE_MIGRATIONS], handler.clone());
+    run_tests(TESTS, |test| play(test, subject())).await
+}
+
+#[cfg(test)]
+mod tests {
+    //! The shipped exercise hands back every abort, at a statement and at COMMIT, and fails for
+    //! no other reason; one delivery at a time, a copy, a crash and an unknown card cannot tell
+    //! it from the fix; the solution passes everything. The failing traces, the solution's, and
+    //! the table of anomalies are snapshotted beside this file: the book shows them.
+
+    use serializable_retry::anomalies::{self, Anomaly};
+    use serializable_retry::{Violation, scenarios};
+
+    use crate::intended::{Complaint, expect, passing, trace};
+
+    const WHY: &str = "a delivery the database aborted is not run again";
+
+    #[tokio::test]
+    async fn exercise_hands_back_an_abort_at_commit() -> Result<(), Complaint> {
+        let result =
+            super::play("an_approval_refused_at_commit_is_decided_again", super::exercise()).await;
+        crate::snapshot!(exercise: "an_approval_refused_at_commit_is_decided_again",
+            trace(expect(result, super::is_intended, WHY)?)?
+        );
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn exercise_hands_back_an_abort_at_an_update() -> Result<(), Complaint> {
+        let result =
+            super::play("an_approval_refused_at_its_update_is_decided_again", super::exercise())
+                .await;
+        crate::snapshot!(exercise: "an_approval_refused_at_its_update_is_decided_again",
+            trace(expect(result, super::is_intended, WHY)?)?
+        );
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn exercise_hands_back_an_injected_conflict() -> Result<(), Complaint> {
+        expect(scenarios::conflicts_three_times(super::exercise()).await, super::is_intended, WHY)?;
+        expect(scenarios::conflicts_every_time(super::exercise()).await, super::is_intended, WHY)?;
+        Ok(())
+    }
+
+    /// The chapter's first point: one delivery at a time never conflicts, so it cannot tell the
+    /// shipped exercise from the fix; nor can a copy (23505 is handled), a crash (the key makes
+    /// the redelivery safe), or an unknown card (its error is not retried).
+    #[tokio::test]
+    async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
+        scenarios::decided_one_after_another(super::exercise()).await?;
+        scenarios::copy_races_an_uncommitted_decision(super::exercise()).await?;
+        scenarios::killed_at_commit_then_redelivery(super::exercise()).await?;
+        scenarios::cancelled_at_commit_then_redelivery(super::exercise()).await?;
+        scenarios::unknown_card(super::exercise()).await
+    }
+
+    /// The solution's passing traces, which the chapter shows. Only the solution's: a student's
+    /// correct handler may interleave differently and must pass.
+    #[tokio::test]
+    async fn solution_traces_as_the_chapter_shows_them() -> Result<(), Complaint> {
+        let trace = passing(super::play("an_approval_refused_at_commit_is_decided_again", super::solution())).await?;
+        crate::snapshot!(solution: "an_approval_refused_at_commit_is_decided_again", trace);
+        let trace = passing(super::play("an_approval_refused_at_its_update_is_decided_again", super::solution())).await?;
+        crate::snapshot!(solution: "an_approval_refused_at_its_update_is_decided_again", trace);
+        let trace = passing(super::play("a_copy_racing_an_uncommitted_decision_is_a_duplicate", super::solution())).await?;
+        crate::snapshot!(solution: "a_copy_racing_an_uncommitted_decision_is_a_duplicate", trace);
+        Ok(())
+    }
+
+    /// The chapter's table: three anomalies at three levels, played now, with the traces of
+    /// the cells the chapter walks through. A PostgreSQL that answered otherwise would change
+    /// the table, and the snapshot would say so.
+    #[tokio::test]
+    async fn the_anomalies_at_each_level_as_the_chapter_shows_them() -> Result<(), Complaint> {
+        let complain = |e: kit::KitError| Complaint(format!("an anomaly could not be played: {e}"));
+        crate::snapshot!("anomalies_table", anomalies::table().await.map_err(complain)?);
+        for (anomaly, level, name) in [
+            (Anomaly::LostUpdate, "READ COMMITTED", "anomaly_lost_update_read_committed"),
+            (Anomaly::LostUpdate, "REPEATABLE READ", "anomaly_lost_update_repeatable_read"),
+            (Anomaly::ReadSkew, "READ COMMITTED", "anomaly_read_skew_read_committed"),
+            (Anomaly::WriteSkew, "REPEATABLE READ", "anomaly_write_skew_repeatable_read"),
+            (Anomaly::WriteSkew, "SERIALIZABLE", "anomaly_write_skew_serializable"),
+        ] {
+            let played = anomalies::play(anomaly, level).await.map_err(complain)?;
+            crate::snapshot!(name, played.trace.to_string());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,32 @@
+use super::{authorization, judge_all, with_customer};
+use crate::judge::Expect;
+use crate::{Delivery, Handler, Subject, Violation};
+
+// ANCHOR: sequential
+/// The test almost everyone writes first: authorize 60.00 on card-1, deliver the same request
+/// again, then ask for 60.00 on card-2, each after the one before has committed. The first is
+/// approved, its copy is a duplicate, and the third is declined: together the cards would pass
+/// the 100.00 limit.
+///
+/// It passes against the shipped exercise too: one delivery at a time never conflicts, so the
+/// missing retry is never needed.
+pub async fn decided_one_after_another<H: Handler>(subject: Subject<H>) -> Result<(), Violation> {
+    let during = Delivery::Story(
+        "auth-1 (60.00 on card-1) was delivered twice, then auth-2 (60.00 on card-2); one \
+         delivery after another",
+    );
+    let (db, cards) = with_customer(&subject, during, &[("auth-1", 0), ("auth-2", 0)]).await?;
+    let pool = db.pool(1).await.map_err(Violation::setup(during))?;
+    let mut delivered = Vec::new();
+    for event in [
+        authorization("auth-1", "card-1", 6000),
+        authorization("auth-1", "card-1", 6000),
+        authorization("auth-2", "card-2", 6000),
+    ] {
+        let result = subject.handler.call(pool.clone(), event.clone()).await;
+        delivered.push((event, result));
+    }
+    let events = [("auth-1", 0), ("auth-2", 0)];
+    judge_all(&cards, &delivered, &events, Expect::default(), during, None).await
+}
+// ANCHOR_END: sequential
