@@ -98,6 +98,7 @@ mod tests {
     async fn exercise_hands_back_an_injected_conflict() -> Result<(), Complaint> {
         expect(scenarios::conflicts_three_times(super::exercise()).await, super::is_intended, WHY)?;
         expect(scenarios::conflicts_every_time(super::exercise()).await, super::is_intended, WHY)?;
+        expect(scenarios::deadlocks_twice(super::exercise()).await, super::is_intended, WHY)?;
         Ok(())
     }
 

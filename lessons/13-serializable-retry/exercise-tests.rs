@@ -50,6 +50,12 @@ async fn three_conflicts_in_a_row_then_an_approval_after_four_attempts() -> Resu
     scenarios::conflicts_three_times(subject!(handler::authorize)).await
 }
 
+/// The database breaks a deadlock by aborting the first two attempts (40P01).
+#[tokio::test]
+async fn two_deadlocks_in_a_row_then_an_approval_after_three_attempts() -> Result<(), Violation> {
+    scenarios::deadlocks_twice(subject!(handler::authorize)).await
+}
+
 /// The database fails every attempt with 40001.
 #[tokio::test]
 async fn a_conflict_that_never_ends_is_given_up_on() -> Result<(), Violation> {

@@ -10,13 +10,14 @@ pub const LIMIT: i64 = 10_000;
 /// How the test sees attempts without trusting the handler's count: a trigger on the tables an
 /// authorization writes its event's id to. The first such row a transaction inserts for an
 /// event draws from that event's sequence, which a rollback does not give back; and while the
-/// sequence is within the event's `fail_first`, the insert fails with 40001, as a conflict with
-/// a transaction nobody sees would make it fail.
+/// sequence is within the event's `fail_first`, the insert fails with `fail_with` (40001 or
+/// 40P01), as a conflict with a transaction nobody sees would make it fail.
 const PROBES: &str = r#"
 CREATE TABLE attempt_probes (
     event_id   TEXT PRIMARY KEY,
     counter    REGCLASS NOT NULL,
-    fail_first BIGINT NOT NULL
+    fail_first BIGINT NOT NULL,
+    fail_with  TEXT NOT NULL
 );
 CREATE FUNCTION count_attempt() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
@@ -32,8 +33,10 @@ BEGIN
     IF FOUND THEN
         n := nextval(probe.counter);
         IF n <= probe.fail_first THEN
-            RAISE EXCEPTION 'could not serialize access (a conflict the test injected into attempt % of %)',
-                n, NEW.event_id USING ERRCODE = 'serialization_failure';
+            RAISE EXCEPTION '% (injected by the test into attempt % of %)',
+                CASE probe.fail_with WHEN '40P01' THEN 'deadlock detected'
+                                     ELSE 'could not serialize access' END,
+                n, NEW.event_id USING ERRCODE = probe.fail_with;
         END IF;
     END IF;
     RETURN NEW;
@@ -125,8 +128,14 @@ impl Cards {
         Ok(())
     }
 
-    /// Counts the attempts made for `event`, failing the first `fail_first` with 40001.
-    pub async fn probe(&mut self, event: &str, fail_first: i64) -> Result<(), KitError> {
+    /// Counts the attempts made for `event`, failing the first `fail_first` with the SQLSTATE
+    /// `fail_with`.
+    pub async fn probe(
+        &mut self,
+        event: &str,
+        fail_first: i64,
+        fail_with: &str,
+    ) -> Result<(), KitError> {
         self.probes += 1;
         let counter = format!("attempts_{}", self.probes);
         (self.session)
@@ -135,8 +144,8 @@ impl Cards {
             .map_err(KitError::observer("create an attempt counter"))?;
         (self.session)
             .execute(
-                "INSERT INTO attempt_probes VALUES ($1, $2::text::regclass, $3)",
-                &[&event, &counter, &fail_first],
+                "INSERT INTO attempt_probes VALUES ($1, $2::text::regclass, $3, $4)",
+                &[&event, &counter, &fail_first, &fail_with],
             )
             .await
             .map_err(KitError::observer("probe an event's attempts"))?;

@@ -45,7 +45,7 @@ async fn failed_then_redelivered<H: Handler>(
              connection (a scripted interleaving)"
         }
     });
-    let (db, cards) = with_customer(&subject, during, &[("auth-1", 0)]).await?;
+    let (db, cards) = with_customer(&subject, during, &["auth-1"]).await?;
     let event = authorization("auth-1", "card-1", 6000);
     let script = Script::new(&subject.handler, shown)
         .sql("holder", "lock", STATEMENT_RUN_LOCKS_THE_CUSTOMER)

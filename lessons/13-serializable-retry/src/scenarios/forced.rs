@@ -29,7 +29,7 @@ pub async fn aborted_at_commit<H: Handler>(subject: Subject<H>) -> Result<(), Vi
         "auth-1 (80.00 on card-2) was delivered while another worker's approval of 80.00 on \
          card-1, for the same customer, was not committed yet (a scripted interleaving)",
     );
-    let (db, cards) = with_customer(&subject, during, &[("auth-1", 0)]).await?;
+    let (db, cards) = with_customer(&subject, during, &["auth-1"]).await?;
     let script = Script::new(&subject.handler, shown)
         .sql("other", "approve", OTHER_APPROVES_ON_CARD_1)
         .sql("other", "commit", "COMMIT")
@@ -71,7 +71,7 @@ pub async fn aborted_at_an_update<H: Handler>(subject: Subject<H>) -> Result<(),
         "auth-1 (60.00 on card-2) was delivered while another worker's approval of 30.00 on the \
          same card was not committed yet (a scripted interleaving)",
     );
-    let (db, cards) = with_customer(&subject, during, &[("auth-1", 0)]).await?;
+    let (db, cards) = with_customer(&subject, during, &["auth-1"]).await?;
     let event = authorization("auth-1", "card-2", 6000);
     let script = Script::new(&subject.handler, shown)
         .sql("other", "approve", OTHER_APPROVES_ON_CARD_2)
@@ -110,7 +110,7 @@ pub async fn copy_races_an_uncommitted_decision<H: Handler>(
         "auth-1 (60.00 on card-1) reached two workers, the second while the first was still \
          inside its transaction (a scripted interleaving)",
     );
-    let (db, cards) = with_customer(&subject, during, &[("auth-1", 0)]).await?;
+    let (db, cards) = with_customer(&subject, during, &["auth-1"]).await?;
     let event = authorization("auth-1", "card-1", 6000);
     let script = Script::new(&subject.handler, shown)
         .sql("holder", "lock", STATEMENT_RUN_LOCKS_THE_CUSTOMER)

@@ -3,7 +3,7 @@
 //! in a sequence, which a rollback does not give back), as a customer whose every transaction
 //! conflicts with another would.
 
-use super::{authorization, judge_all, with_customer};
+use super::{authorization, judge_all, with_probes};
 use crate::judge::Expect;
 use crate::violation::MOST_ATTEMPTS;
 use crate::{Delivery, Handler, Subject, Violation};
@@ -16,9 +16,19 @@ pub async fn conflicts_three_times<H: Handler>(subject: Subject<H>) -> Result<()
         "auth-1 (60.00 on card-1) was delivered once, and the database failed its first three \
          attempts with 40001 (injected by the test)",
     );
-    one_delivery(subject, during, 3, Expect::default(), "card-1").await
+    one_delivery(subject, during, (3, "40001"), Expect::default(), "card-1").await
 }
 // ANCHOR_END: three_times
+
+/// The first two attempts of auth-1 end in a deadlock (40P01); the third approves it. A deadlock
+/// aborts the whole transaction as a serialization failure does.
+pub async fn deadlocks_twice<H: Handler>(subject: Subject<H>) -> Result<(), Violation> {
+    let during = Delivery::Story(
+        "auth-1 (60.00 on card-1) was delivered once, and the database broke a deadlock by \
+         aborting its first two attempts with 40P01 (injected by the test)",
+    );
+    one_delivery(subject, during, (2, "40P01"), Expect::default(), "card-1").await
+}
 
 // ANCHOR: every_time
 /// Every attempt of auth-1 fails with 40001, up to far more than any bound: the delivery must
@@ -35,7 +45,7 @@ pub async fn conflicts_every_time<H: Handler>(subject: Subject<H>) -> Result<(),
     // One more than the bound, and then no more: a loop without a bound ends, and says how far
     // it went, instead of hanging the test.
     let fail_first = MOST_ATTEMPTS as i64 + 1;
-    one_delivery(subject, during, fail_first, expect, "card-1").await
+    one_delivery(subject, during, (fail_first, "40001"), expect, "card-1").await
 }
 // ANCHOR_END: every_time
 
@@ -49,18 +59,19 @@ pub async fn unknown_card<H: Handler>(subject: Subject<H>) -> Result<(), Violati
         refused: Some("auth-1"),
         ..Expect::default()
     };
-    one_delivery(subject, during, 0, expect, "card-9").await
+    one_delivery(subject, during, (0, "40001"), expect, "card-9").await
 }
 // ANCHOR_END: unknown_card
 
 async fn one_delivery<H: Handler>(
     subject: Subject<H>,
     during: Delivery,
-    fail_first: i64,
+    (fail_first, fail_with): (i64, &str),
     expect: Expect<'_>,
     card: &str,
 ) -> Result<(), Violation> {
-    let (db, cards) = with_customer(&subject, during, &[("auth-1", fail_first)]).await?;
+    let probes = [("auth-1", fail_first, fail_with)];
+    let (db, cards) = with_probes(&subject, during, &probes).await?;
     let pool = db.pool(1).await.map_err(Violation::setup(during))?;
     let event = authorization("auth-1", card, 6000);
     let result = subject.handler.call(pool, event.clone()).await;

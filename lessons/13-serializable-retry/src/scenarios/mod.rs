@@ -10,7 +10,7 @@ mod sequential;
 
 pub use failed::{cancelled_at_commit_then_redelivery, killed_at_commit_then_redelivery};
 pub use forced::{aborted_at_an_update, aborted_at_commit, copy_races_an_uncommitted_decision};
-pub use injected::{conflicts_every_time, conflicts_three_times, unknown_card};
+pub use injected::{conflicts_every_time, conflicts_three_times, deadlocks_twice, unknown_card};
 pub use sequential::decided_one_after_another;
 
 use kit::TestDatabase;
@@ -23,17 +23,26 @@ use crate::{Authorization, Delivery, Handler, Subject, Violation};
 const CUSTOMER: &str = "cus-1";
 
 /// A fresh database with the subject's schema, the test's own session on it, the customer and
-/// its cards, and the attempts of each of `events` counted (the first `fail_first` of each
-/// failed with 40001).
+/// its cards, and the attempts of each of `events` counted.
 async fn with_customer<H: Handler>(
     subject: &Subject<H>,
     during: Delivery,
-    events: &[(&str, i64)],
+    events: &[&str],
+) -> Result<(TestDatabase, Cards), Violation> {
+    let probes: Vec<_> = events.iter().map(|event| (*event, 0, "40001")).collect();
+    with_probes(subject, during, &probes).await
+}
+
+/// The same, with the first `fail_first` attempts of each event failed with the SQLSTATE given.
+async fn with_probes<H: Handler>(
+    subject: &Subject<H>,
+    during: Delivery,
+    events: &[(&str, i64, &str)],
 ) -> Result<(TestDatabase, Cards), Violation> {
     let (db, mut cards) = kit::prepare(&subject.schema, during, Cards::open).await?;
     (cards.customer(CUSTOMER, &["card-1", "card-2"]).await).map_err(Violation::setup(during))?;
-    for (event, fail_first) in events {
-        (cards.probe(event, *fail_first).await).map_err(Violation::setup(during))?;
+    for (event, fail_first, fail_with) in events {
+        (cards.probe(event, *fail_first, fail_with).await).map_err(Violation::setup(during))?;
     }
     Ok((db, cards))
 }

@@ -15,7 +15,7 @@ pub async fn decided_one_after_another<H: Handler>(subject: Subject<H>) -> Resul
         "auth-1 (60.00 on card-1) was delivered twice, then auth-2 (60.00 on card-2); one \
          delivery after another",
     );
-    let (db, cards) = with_customer(&subject, during, &[("auth-1", 0), ("auth-2", 0)]).await?;
+    let (db, cards) = with_customer(&subject, during, &["auth-1", "auth-2"]).await?;
     let pool = db.pool(1).await.map_err(Violation::setup(during))?;
     let mut delivered = Vec::new();
     for event in [
