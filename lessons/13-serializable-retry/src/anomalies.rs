@@ -39,35 +39,12 @@ impl Anomaly {
             .step("s1", "b1", &begin)
             .step("s2", "b2", &begin);
         match self {
-            // ANCHOR: lost_update
-            Anomaly::LostUpdate => (
-                script
-                    .step(
-                        "s1",
-                        "r1",
-                        "SELECT spent_cents FROM cards WHERE id = 'card-1'",
-                    )
-                    .step(
-                        "s2",
-                        "r2",
-                        "SELECT spent_cents FROM cards WHERE id = 'card-1'",
-                    )
-                    .step(
-                        "s1",
-                        "w1",
-                        "UPDATE cards SET spent_cents = 3000 WHERE id = 'card-1'",
-                    )
-                    .step(
-                        "s2",
-                        "w2",
-                        "UPDATE cards SET spent_cents = 4000 WHERE id = 'card-1'",
-                    )
-                    .step("s1", "c1", "COMMIT")
-                    .step("s2", "c2", "COMMIT"),
-                "b1 b2 r1 r2 w1 w2 c1 c2",
+            Anomaly::LostUpdate => both_read_then_write(
+                script,
+                "SELECT spent_cents FROM cards WHERE id = 'card-1'",
+                "UPDATE cards SET spent_cents = 3000 WHERE id = 'card-1'",
+                "UPDATE cards SET spent_cents = 4000 WHERE id = 'card-1'",
             ),
-            // ANCHOR_END: lost_update
-            // ANCHOR: read_skew
             Anomaly::ReadSkew => (
                 script
                     .step(
@@ -90,27 +67,12 @@ impl Anomaly {
                     .step("s1", "c1", "COMMIT"),
                 "b1 b2 r1 move c2 r2 c1",
             ),
-            // ANCHOR_END: read_skew
-            // ANCHOR: write_skew
-            Anomaly::WriteSkew => (
-                script
-                    .step("s1", "r1", TOTAL)
-                    .step("s2", "r2", TOTAL)
-                    .step(
-                        "s1",
-                        "w1",
-                        "UPDATE cards SET spent_cents = spent_cents + 8000 WHERE id = 'card-1'",
-                    )
-                    .step(
-                        "s2",
-                        "w2",
-                        "UPDATE cards SET spent_cents = spent_cents + 8000 WHERE id = 'card-2'",
-                    )
-                    .step("s1", "c1", "COMMIT")
-                    .step("s2", "c2", "COMMIT"),
-                "b1 b2 r1 r2 w1 w2 c1 c2",
+            Anomaly::WriteSkew => both_read_then_write(
+                script,
+                TOTAL,
+                "UPDATE cards SET spent_cents = spent_cents + 8000 WHERE id = 'card-1'",
+                "UPDATE cards SET spent_cents = spent_cents + 8000 WHERE id = 'card-2'",
             ),
-            // ANCHOR_END: write_skew
         }
     }
 
@@ -152,6 +114,22 @@ impl Anomaly {
             },
         }
     }
+}
+
+/// The lost update's and the write skew's shape: both sessions read, then each writes (`w1`,
+/// `w2`), then both commit, in that order.
+fn both_read_then_write(
+    script: Script<(), kit::NoDelivery>,
+    read: &str,
+    w1: &str,
+    w2: &str,
+) -> (Script<(), kit::NoDelivery>, &'static str) {
+    let script = (script.step("s1", "r1", read).step("s2", "r2", read))
+        .step("s1", "w1", w1)
+        .step("s2", "w2", w2)
+        .step("s1", "c1", "COMMIT")
+        .step("s2", "c2", "COMMIT");
+    (script, "b1 b2 r1 r2 w1 w2 c1 c2")
 }
 
 /// The total both sessions of the write skew read before they approve.

@@ -1,14 +1,11 @@
 use kit::{Fault, Script};
 
 use super::forced::with_events;
-use super::{authorization, described, judge_all, shown, with_customer};
+use super::{
+    STATEMENT_RUN_LOCKS_THE_CUSTOMER, authorization, described, judge_all, shown, with_customer,
+};
 use crate::judge::Expect;
 use crate::{Delivery, Handler, Subject, Violation};
-
-/// The statement run locks the customer's row: a delivery stops at its COMMIT (whose deferred
-/// foreign key check needs that row), with every statement done and nothing committed.
-const STATEMENT_RUN_LOCKS_THE_CUSTOMER: &str =
-    "BEGIN; SELECT limit_cents FROM customers WHERE id = 'cus-1' FOR UPDATE";
 
 // ANCHOR: killed
 /// The connection is lost during COMMIT: the worker's session is terminated while its COMMIT

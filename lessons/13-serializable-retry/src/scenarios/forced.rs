@@ -3,9 +3,11 @@
 
 use kit::Script;
 
-use super::{authorization, described, judge_all, shown, with_customer};
+use super::{
+    STATEMENT_RUN_LOCKS_THE_CUSTOMER, authorization, described, judge_all, shown, with_customer,
+};
 use crate::judge::Expect;
-use crate::{Delivery, Handler, Subject, Violation};
+use crate::{Authorization, Delivery, Handler, Subject, Violation};
 
 /// Another worker approves auth-other, 80.00 on card-1, at SERIALIZABLE: it locks the
 /// customer's row to read the limit, reads the total, and writes its approval. It has not
@@ -29,26 +31,19 @@ pub async fn aborted_at_commit<H: Handler>(subject: Subject<H>) -> Result<(), Vi
         "auth-1 (80.00 on card-2) was delivered while another worker's approval of 80.00 on \
          card-1, for the same customer, was not committed yet (a scripted interleaving)",
     );
-    let (db, cards) = with_customer(&subject, during, &["auth-1"]).await?;
-    let script = Script::new(&subject.handler, shown)
-        .sql("other", "approve", OTHER_APPROVES_ON_CARD_1)
-        .sql("other", "commit", "COMMIT")
-        .deliver(
-            "worker",
-            "authorize",
-            authorization("auth-1", "card-2", 8000),
-        );
-    let permutation = "approve authorize commit";
-    let (mut interleaving, ran) = kit::play(&db, script, permutation, described, during).await?;
-    let delivered = with_events(ran.outcomes, &[authorization("auth-1", "card-2", 8000)]);
-    let expect = Expect::default();
-    judge_all(
-        &cards,
-        &delivered,
-        &[("auth-1", 0)],
-        expect,
+    let event = authorization("auth-1", "card-2", 8000);
+    let script = |script: Script<_, H>| {
+        script
+            .sql("other", "approve", OTHER_APPROVES_ON_CARD_1)
+            .sql("other", "commit", "COMMIT")
+            .deliver("worker", "authorize", event.clone())
+    };
+    scripted(
+        subject,
         during,
-        Some(&mut interleaving),
+        script,
+        "approve authorize commit",
+        &[event.clone()],
     )
     .await
 }
@@ -71,32 +66,23 @@ pub async fn aborted_at_an_update<H: Handler>(subject: Subject<H>) -> Result<(),
         "auth-1 (60.00 on card-2) was delivered while another worker's approval of 30.00 on the \
          same card was not committed yet (a scripted interleaving)",
     );
-    let (db, cards) = with_customer(&subject, during, &["auth-1"]).await?;
     let event = authorization("auth-1", "card-2", 6000);
-    let script = Script::new(&subject.handler, shown)
-        .sql("other", "approve", OTHER_APPROVES_ON_CARD_2)
-        .sql("other", "commit", "COMMIT")
-        .deliver("worker", "authorize", event.clone());
-    let permutation = "approve authorize commit";
-    let (mut interleaving, ran) = kit::play(&db, script, permutation, described, during).await?;
-    let delivered = with_events(ran.outcomes, &[event]);
-    let expect = Expect::default();
-    judge_all(
-        &cards,
-        &delivered,
-        &[("auth-1", 0)],
-        expect,
+    let script = |script: Script<_, H>| {
+        script
+            .sql("other", "approve", OTHER_APPROVES_ON_CARD_2)
+            .sql("other", "commit", "COMMIT")
+            .deliver("worker", "authorize", event.clone())
+    };
+    scripted(
+        subject,
         during,
-        Some(&mut interleaving),
+        script,
+        "approve authorize commit",
+        &[event.clone()],
     )
     .await
 }
 // ANCHOR_END: at_update
-
-/// The statement run locks the customer's row while it reads the limit (at READ COMMITTED):
-/// a delivery's COMMIT, which checks its deferred foreign key on that row, waits for it.
-const STATEMENT_RUN_LOCKS_THE_CUSTOMER: &str =
-    "BEGIN; SELECT limit_cents FROM customers WHERE id = 'cus-1' FOR UPDATE";
 
 // ANCHOR: copy_race
 /// Guard 1's race, at SERIALIZABLE. The first delivery of auth-1 has written everything and
@@ -110,16 +96,40 @@ pub async fn copy_races_an_uncommitted_decision<H: Handler>(
         "auth-1 (60.00 on card-1) reached two workers, the second while the first was still \
          inside its transaction (a scripted interleaving)",
     );
-    let (db, cards) = with_customer(&subject, during, &["auth-1"]).await?;
     let event = authorization("auth-1", "card-1", 6000);
-    let script = Script::new(&subject.handler, shown)
-        .sql("holder", "lock", STATEMENT_RUN_LOCKS_THE_CUSTOMER)
-        .sql("holder", "commit", "COMMIT")
-        .deliver("worker-1", "first", event.clone())
-        .deliver("worker-2", "copy", event.clone());
-    let permutation = "lock first copy commit";
+    let script = |script: Script<_, H>| {
+        script
+            .sql("holder", "lock", STATEMENT_RUN_LOCKS_THE_CUSTOMER)
+            .sql("holder", "commit", "COMMIT")
+            .deliver("worker-1", "first", event.clone())
+            .deliver("worker-2", "copy", event.clone())
+    };
+    let delivered = [event.clone(), event.clone()];
+    scripted(
+        subject,
+        during,
+        script,
+        "lock first copy commit",
+        &delivered,
+    )
+    .await
+}
+// ANCHOR_END: copy_race
+
+/// Plays the script `script` writes, in the order `permutation` gives, for one customer and
+/// auth-1, whose deliveries carried `events` (in the order they start); then judges what they
+/// left.
+async fn scripted<H: Handler>(
+    subject: Subject<H>,
+    during: Delivery,
+    script: impl FnOnce(Script<Authorization, H>) -> Script<Authorization, H>,
+    permutation: &str,
+    events: &[Authorization],
+) -> Result<(), Violation> {
+    let (db, cards) = with_customer(&subject, during, &["auth-1"]).await?;
+    let script = script(Script::new(&subject.handler, shown));
     let (mut interleaving, ran) = kit::play(&db, script, permutation, described, during).await?;
-    let delivered = with_events(ran.outcomes, &[event.clone(), event]);
+    let delivered = with_events(ran.outcomes, events);
     let expect = Expect::default();
     judge_all(
         &cards,
@@ -131,7 +141,6 @@ pub async fn copy_races_an_uncommitted_decision<H: Handler>(
     )
     .await
 }
-// ANCHOR_END: copy_race
 
 /// Each worker's result, with the event it was given (in the order the workers started).
 pub(super) fn with_events(

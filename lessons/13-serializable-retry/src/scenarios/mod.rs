@@ -22,6 +22,12 @@ use crate::{Authorization, Delivery, Handler, Subject, Violation};
 /// The customer every scenario's authorizations draw on, and its two cards.
 const CUSTOMER: &str = "cus-1";
 
+/// The statement run locks the customer's row while it reads the limit (at READ COMMITTED): a
+/// delivery's COMMIT, which checks its deferred foreign key on that row, waits for it, with
+/// every statement done and nothing committed.
+const STATEMENT_RUN_LOCKS_THE_CUSTOMER: &str =
+    "BEGIN; SELECT limit_cents FROM customers WHERE id = 'cus-1' FOR UPDATE";
+
 /// A fresh database with the subject's schema, the test's own session on it, the customer and
 /// its cards, and the attempts of each of `events` counted.
 async fn with_customer<H: Handler>(
