@@ -43,7 +43,7 @@ pub async fn aborted_at_commit<H: Handler>(subject: Subject<H>) -> Result<(), Vi
         during,
         script,
         "approve authorize commit",
-        &[event.clone()],
+        std::slice::from_ref(&event),
     )
     .await
 }
@@ -78,7 +78,7 @@ pub async fn aborted_at_an_update<H: Handler>(subject: Subject<H>) -> Result<(),
         during,
         script,
         "approve authorize commit",
-        &[event.clone()],
+        std::slice::from_ref(&event),
     )
     .await
 }
