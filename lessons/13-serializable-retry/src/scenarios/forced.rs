@@ -50,8 +50,14 @@ pub async fn aborted_at_commit<H: Handler>(subject: Subject<H>) -> Result<(), Vi
 // ANCHOR_END: at_commit
 
 /// Another worker approves auth-other, 30.00 on card-2, at SERIALIZABLE, and has not committed:
-/// its row of card-2 is locked until it does.
+/// its row of card-2 is locked until it does. Like the worker above, it locks the customer's row
+/// first, so it holds every lock it needs before the delivery starts. Without that, its COMMIT
+/// would take a key-share lock on the customer for its deferred foreign key, and a delivery
+/// that locks the customer `FOR UPDATE` (a correct fix) would deadlock with it: which of the two
+/// PostgreSQL aborts then depends on whose `deadlock_timeout` runs out first, a timer, and
+/// either one may be the test's own session.
 const OTHER_APPROVES_ON_CARD_2: &str = "BEGIN ISOLATION LEVEL SERIALIZABLE; \
+     SELECT limit_cents FROM customers WHERE id = 'cus-1' FOR UPDATE; \
      UPDATE cards SET spent_cents = spent_cents + 3000 WHERE id = 'card-2'; \
      INSERT INTO authorizations VALUES ('auth-other', 'card-2', 'cus-1', 3000, 'approved')";
 
