@@ -106,11 +106,11 @@ mod tests {
 
     const CREATED: &str = r#"{"id":"evt-ord-1","type":"order.created","aggregate_id":"ord-1","payload":{"order_id":"ord-1","amount_cents":2598},"occurred_at":"2026-07-14T09:15:00Z"}"#;
 
-    fn refused(line: &str) -> String {
+    fn parse(line: &str) -> Result<OrderCreated, String> {
         let feed = PaymentFeed {
             handler: |_: PgPool, _: OrderCreated| async { Ok(crate::Outcome::Applied) },
         };
-        feed.parse(line).expect_err(line)
+        feed.parse(line)
     }
 
     /// Every way a line can be wrong gets a sentence that names the problem.
@@ -159,12 +159,6 @@ mod tests {
                 "unknown field `currency`",
             ),
         ];
-        for (line, problem) in cases {
-            let message = refused(&line);
-            assert!(
-                message.contains(problem),
-                "{line}\n  said: {message}\n  wanted: {problem}"
-            );
-        }
+        kit::deliver::assert_each_refused(cases, parse);
     }
 }

@@ -189,13 +189,7 @@ mod tests {
                 "invalid type: integer `7`",
             ),
         ];
-        for (line, problem) in cases {
-            let message = Announcement::from_json(&line).expect_err(&line);
-            assert!(
-                message.contains(problem),
-                "{line}\n  said: {message}\n  wanted: {problem}"
-            );
-        }
+        kit::deliver::assert_each_refused(cases, Announcement::from_json);
         assert!(
             Announcement::from_json(r#"{"event_id":"ord-1:order","order_id":"ord-1"}"#).is_ok()
         );

@@ -179,11 +179,11 @@ mod tests {
 
     const CREDIT: &str = r#"{"id":"evt-1","account":"acc-1","amount_cents":500,"occurred_at":"2026-03-02T09:00:00Z","received_at":"2026-03-02T09:00:05Z"}"#;
 
-    fn refused(line: &str) -> String {
+    fn parse(line: &str) -> Result<Line, String> {
         let feed = RetentionFeed {
             prune: |_: PgPool, _: Prune| async { Ok(Pruned { rows: 0 }) },
         };
-        feed.parse(line).expect_err(line)
+        feed.parse(line)
     }
 
     #[test]
@@ -243,12 +243,6 @@ mod tests {
                 "not a prune (unknown field `batch`",
             ),
         ];
-        for (line, problem) in cases {
-            let message = refused(&line);
-            assert!(
-                message.contains(problem),
-                "{line}\n  said: {message}\n  wanted: {problem}"
-            );
-        }
+        kit::deliver::assert_each_refused(cases, parse);
     }
 }

@@ -160,13 +160,7 @@ mod tests {
                 "unknown field `amount`",
             ),
         ];
-        for (line, problem) in cases {
-            let message = feed().parse(line).expect_err(line);
-            assert!(
-                message.contains(problem),
-                "{line}\n  said: {message}\n  wanted: {problem}"
-            );
-        }
+        kit::deliver::assert_each_refused(cases, |line| feed().parse(line));
     }
 
     /// A line goes through the real API: its refusals come back as the API words them, and

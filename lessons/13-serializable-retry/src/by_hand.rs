@@ -259,13 +259,7 @@ mod tests {
                 "payload names customer \"cus-2\"",
             ),
         ];
-        for (line, problem) in cases {
-            let message = feed().parse(&line).expect_err(&line);
-            assert!(
-                message.contains(problem),
-                "{line}\n  said: {message}\n  wanted: {problem}"
-            );
-        }
+        kit::deliver::assert_each_refused(cases, |line| feed().parse(line));
     }
 
     /// A card.issued line sets the stage once, however often it is delivered, and each line's

@@ -230,10 +230,6 @@ mod tests {
     const CREATED: &str = r#"{"id":"ord-1","type":"order.created","aggregate_id":"ord-1","payload":{"order_id":"ord-1","amount_cents":2598},"occurred_at":"2026-07-14T09:15:00Z"}"#;
     const PAID: &str = r#"{"id":"ord-1:payment","type":"payment.succeeded","aggregate_id":"ord-1","payload":{"order_id":"ord-1","amount_cents":2598},"occurred_at":"2026-07-14T09:15:40Z"}"#;
 
-    fn refused(line: &str) -> String {
-        SagaEvent::from_json(line).expect_err(line)
-    }
-
     #[test]
     fn both_kinds_of_line_parse() {
         assert_eq!(
@@ -317,12 +313,6 @@ mod tests {
                 "unknown field `currency`",
             ),
         ];
-        for (line, problem) in cases {
-            let message = refused(&line);
-            assert!(
-                message.contains(problem),
-                "{line}\n  said: {message}\n  wanted: {problem}"
-            );
-        }
+        kit::deliver::assert_each_refused(cases, SagaEvent::from_json);
     }
 }

@@ -17,6 +17,23 @@ use sqlx::{AssertSqlSafe, Connection, PgConnection, PgPool};
 
 use crate::{KitError, Schema, dev_database};
 
+/// A by-hand feed's test of its bad lines, shared by every lesson that has a feed: `parse` must
+/// refuse each `(line, problem)` with a message that contains the problem, since the message is
+/// all a reader at a terminal gets.
+pub fn assert_each_refused<'a, T: std::fmt::Debug>(
+    cases: impl IntoIterator<Item = (impl AsRef<str>, &'a str)>,
+    parse: impl Fn(&str) -> Result<T, String>,
+) {
+    for (line, problem) in cases {
+        let line = line.as_ref();
+        let message = parse(line).expect_err(line);
+        assert!(
+            message.contains(problem),
+            "{line}\n  said: {message}\n  wanted: {problem}"
+        );
+    }
+}
+
 /// What one lesson's `deliver` knows: how to read its events and how to hand one over.
 pub trait Feed: Sync {
     type Event: Send;
