@@ -5,6 +5,7 @@ mod catalog;
 mod commands;
 mod dev;
 mod progress;
+mod progress_clock;
 mod repeat_kafka;
 mod shipped;
 mod status;

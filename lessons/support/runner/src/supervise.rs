@@ -1,5 +1,5 @@
-//! Running a child cargo so that it always ends, and ends whole: with a deadline once its tests
-//! start, with Ctrl-C passed on, and, either way, with every process it started stopped.
+//! Running a child cargo so that it always ends, and ends whole: stopped once its tests stop
+//! making progress, with Ctrl-C passed on, and, either way, with every process it started stopped.
 //!
 //! The child runs in a process group of its own, so that the runner can end the test binary
 //! too (ending only `cargo` would leave the tests running). A terminal's Ctrl-C reaches only its
@@ -15,25 +15,27 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
+use crate::progress_clock::{ProgressClock, Stall};
+
 /// The child's process group while one runs, else 0.
 static CHILD_GROUP: AtomicI32 = AtomicI32::new(0);
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
-/// Called with each line the child writes to stderr, as it comes (cargo's build progress).
+/// Called with each line the child writes, as it comes (cargo's build progress, libtest's results).
 pub type OnLine = Box<dyn FnMut(&str) + Send>;
 
-/// What a supervised run printed, and whether the deadline ended it.
+/// What a supervised run printed, and whether it was stopped for want of progress.
 pub struct Finished {
     pub output: Output,
-    pub timed_out: Option<Duration>,
+    pub stalled: Option<Stall>,
 }
 
-/// Runs `command` to its end. `limit` counts from the moment cargo starts a test binary (its
-/// `Running …` line), again for each binary: building, which can take minutes the first time,
-/// is not on the clock.
+/// Runs `command` to its end, or until no test has finished for `quiet_limit` (see
+/// [`ProgressClock`]): building, which can take minutes the first time, is not on the clock,
+/// and neither is a long binary whose tests keep finishing.
 pub fn run(
     mut command: Command,
-    limit: Duration,
+    quiet_limit: Duration,
     on_stderr_line: Option<OnLine>,
 ) -> std::io::Result<Finished> {
     pass_on_ctrl_c();
@@ -46,23 +48,37 @@ pub fn run(
     let group = Pid::from_raw(child.id() as i32);
     CHILD_GROUP.store(group.as_raw(), Ordering::SeqCst);
 
-    let tests_started = Arc::new(Mutex::new(None::<Instant>));
-    let stdout = read_all(child.stdout.take().expect("piped"), None, None);
-    let stderr = read_all(
-        child.stderr.take().expect("piped"),
-        Some(Arc::clone(&tests_started)),
-        on_stderr_line,
-    );
+    let clock = Arc::new(Mutex::new(ProgressClock::default()));
+    let on_stdout_line: OnLine = {
+        let clock = Arc::clone(&clock);
+        Box::new(move |line| clock.lock().expect("not poisoned").stdout_line(line))
+    };
+    let on_stderr_line: OnLine = {
+        let clock = Arc::clone(&clock);
+        let mut theirs = on_stderr_line;
+        Box::new(move |line| {
+            clock.lock().expect("not poisoned").stderr_line(line);
+            if let Some(theirs) = theirs.as_mut() {
+                theirs(line);
+            }
+        })
+    };
+    let stdout = read_all(child.stdout.take().expect("piped"), on_stdout_line);
+    let stderr = read_all(child.stderr.take().expect("piped"), on_stderr_line);
 
-    let mut timed_out = None;
+    let mut stalled = None;
     let status = loop {
         if let Some(status) = child.try_wait()? {
             break status;
         }
-        let started = *tests_started.lock().expect("not poisoned");
-        if timed_out.is_none() && started.is_some_and(|at| at.elapsed() > limit) {
-            timed_out = Some(limit);
-            let _ = killpg(group, Signal::SIGKILL);
+        if stalled.is_none() {
+            stalled = clock
+                .lock()
+                .expect("not poisoned")
+                .stalled(Instant::now(), quiet_limit);
+            if stalled.is_some() {
+                let _ = killpg(group, Signal::SIGKILL);
+            }
         }
         // Not a test's sleep-and-hope: how often a supervisor looks at its child.
         std::thread::sleep(Duration::from_millis(50));
@@ -77,30 +93,21 @@ pub fn run(
         eprintln!("interrupted: the tests were stopped.");
         std::process::exit(130);
     }
-    Ok(Finished { output, timed_out })
+    Ok(Finished { output, stalled })
 }
 
-/// Reads a pipe to its end on a thread of its own (a full pipe would stall the child). On
-/// stderr, notes when cargo starts each test binary, and hands each line to `on_line`.
+/// Reads a pipe to its end on a thread of its own (a full pipe would stall the child), handing
+/// each line to `on_line` as it comes.
 fn read_all(
     pipe: impl Read + Send + 'static,
-    tests_started: Option<Arc<Mutex<Option<Instant>>>>,
-    mut on_line: Option<OnLine>,
+    mut on_line: OnLine,
 ) -> std::thread::JoinHandle<Vec<u8>> {
     std::thread::spawn(move || {
         let mut reader = BufReader::new(pipe);
         let mut all = Vec::new();
         let mut line = Vec::new();
         while reader.read_until(b'\n', &mut line).unwrap_or(0) > 0 {
-            let text = String::from_utf8_lossy(&line);
-            if let Some(started) = &tests_started
-                && text.trim_start().starts_with("Running ")
-            {
-                *started.lock().expect("not poisoned") = Some(Instant::now());
-            }
-            if let Some(on_line) = on_line.as_mut() {
-                on_line(&text);
-            }
+            on_line(&String::from_utf8_lossy(&line));
             all.append(&mut line);
         }
         all
@@ -127,12 +134,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_child_that_outlives_its_deadline_is_ended_with_its_whole_group() {
+    fn a_child_whose_tests_stop_finishing_is_ended_with_its_whole_group() {
         // "Running" starts the clock; the grandchild (sleep) must end with the child.
         let mut command = Command::new("sh");
-        command.args(["-c", "echo '     Running tests/x.rs' >&2; sleep 600 & wait"]);
+        command.args([
+            "-c",
+            "echo '     Running tests/x.rs' >&2; echo 'test a ... ok'; \
+             echo 'test b has been running for over 60 seconds'; sleep 600 & wait",
+        ]);
         let finished = run(command, Duration::from_millis(300), None).unwrap();
-        assert_eq!(finished.timed_out, Some(Duration::from_millis(300)));
+        let stall = finished.stalled.expect("stopped");
+        assert_eq!((stall.finished, stall.still_running), (1, vec!["b".into()]));
         use std::os::unix::process::ExitStatusExt;
         assert_eq!(finished.output.status.signal(), Some(9), "ended by SIGKILL");
     }
@@ -145,7 +157,22 @@ mod tests {
             "sleep 0.5; echo '     Running tests/x.rs' >&2; echo done",
         ]);
         let finished = run(command, Duration::from_millis(300), None).unwrap();
-        assert_eq!(finished.timed_out, None);
+        assert_eq!(finished.stalled, None);
         assert_eq!(String::from_utf8_lossy(&finished.output.stdout), "done\n");
+    }
+
+    /// A binary longer than the limit is not stopped while its tests keep finishing.
+    #[test]
+    fn tests_that_keep_finishing_are_not_stopped() {
+        let mut command = Command::new("sh");
+        command.args([
+            "-c",
+            "echo '     Running tests/x.rs' >&2; \
+             for t in $(seq 20); do sleep 0.05; echo \"test t$t ... ok\"; done",
+        ]);
+        // A second of tests, a twentieth of a second apart: ten times the limit's margin.
+        let finished = run(command, Duration::from_millis(500), None).unwrap();
+        assert_eq!(finished.stalled, None);
+        assert!(finished.output.status.success());
     }
 }

@@ -2,9 +2,9 @@
 
 use std::path::Path;
 use std::process::{Command, Output};
-use std::time::Duration;
 
 use crate::catalog::Lesson;
+use crate::progress_clock::{self, Stall};
 use crate::supervise;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,10 +32,6 @@ impl Verdict {
     }
 }
 
-/// How long one test binary may run. Each test has a deadline of its own in the kit (60 s), which
-/// ends its process with a message naming it; this one is for whatever the kit cannot see.
-pub const TESTS_LIMIT: Duration = Duration::from_secs(240);
-
 /// Runs `cargo test -p exercise-…` for `lesson`, from the workspace root.
 pub fn run(root: &Path, lesson: &Lesson) -> Result<Verdict, String> {
     test_package(root, &lesson.exercise_package(), &[])
@@ -56,9 +52,12 @@ pub fn test_package(root: &Path, package: &str, extra: &[&str]) -> Result<Verdic
         .env("RUST_BACKTRACE", "0");
     let mut building = crate::building::Building::new();
     let progress: supervise::OnLine = Box::new(move |line| building.line(line));
-    let finished = supervise::run(command, TESTS_LIMIT, Some(progress)).map_err(cargo_missing)?;
-    Ok(match finished.timed_out {
-        Some(limit) => did_not_finish(&finished.output, limit),
+    // Each test has a deadline of its own in the kit (60 s), which ends its process with a
+    // message naming it; this bound is for whatever the kit cannot see.
+    let limit = progress_clock::quiet_limit();
+    let finished = supervise::run(command, limit, Some(progress)).map_err(cargo_missing)?;
+    Ok(match finished.stalled {
+        Some(stall) => did_not_finish(&stall),
         None => read_verdict(&finished.output),
     })
 }
@@ -158,29 +157,26 @@ fn stopped_by_the_kit(stderr: &str) -> Option<Failure> {
     })
 }
 
-/// The runner's own deadline ended the tests: say so, with the tests libtest reported as
-/// running for a long time, if any.
-fn did_not_finish(output: &Output, limit: Duration) -> Verdict {
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let slow: Vec<&str> = stdout
-        .lines()
-        .filter_map(|line| line.strip_prefix("test "))
-        .filter_map(|rest| rest.split_once(" has been running for over"))
-        .map(|(name, _)| name)
-        .collect();
-    let which = if slow.is_empty() {
-        String::new()
-    } else {
-        format!(" Still running: {}.", slow.join(", "))
+/// No test finished for the quiet limit, so the runner ended the tests: say what it saw (how
+/// many had finished, which were still running), and what can keep a test running that long.
+fn did_not_finish(stall: &Stall) -> Verdict {
+    let minutes = stall.quiet.as_secs().div_ceil(60);
+    let which = match stall.still_running.as_slice() {
+        [] => String::new(),
+        names => format!(" Still running: {}.", names.join(", ")),
     };
     Verdict::Failing(vec![Failure {
         test: "(cargo test)".into(),
         message: format!(
-            "the tests were still running {} s after they started, so they were stopped.{which} \
-             A test that never ends is usually waiting on a loop that never ends, a transaction \
-             that is never committed or rolled back, or a statement on a second connection \
-             waiting for a row the handler's own transaction has locked.",
-            limit.as_secs()
+            "no test finished for {minutes} minutes ({} had finished before), so the tests were \
+             stopped.{which} The kit stops a test that runs for over a minute on its database, \
+             with a message naming it; these ran longer and were not stopped by it. A test \
+             still running after that long is either waiting on something that never comes (a \
+             loop that never ends, a transaction never committed or rolled back, a statement on \
+             a second connection waiting for a row the handler's own transaction has locked), or \
+             on a machine far busier than usual: then set WORKBOOK_TEST_DEADLINE=<seconds> (the \
+             kit's limit; this one is four times it) and check again.",
+            stall.finished
         ),
     }])
 }
@@ -294,6 +290,27 @@ mod tests {
             stopped
                 .message
                 .ends_with("WORKBOOK_TEST_DEADLINE=<seconds>.")
+        );
+    }
+
+    #[test]
+    fn a_stall_says_what_had_finished_and_names_what_was_still_running() {
+        let stall = Stall {
+            quiet: std::time::Duration::from_secs(240),
+            finished: 171,
+            still_running: vec!["lesson_07_a".into(), "lesson_12_b".into()],
+        };
+        let Verdict::Failing(failures) = did_not_finish(&stall) else {
+            panic!("a stall is a failure")
+        };
+        let message = &failures[0].message;
+        assert!(
+            message.starts_with("no test finished for 4 minutes (171 had finished before)"),
+            "{message}"
+        );
+        assert!(
+            message.contains("Still running: lesson_07_a, lesson_12_b."),
+            "{message}"
         );
     }
 
