@@ -5,6 +5,7 @@
 //! whole database is what lets tests run in parallel without seeing each other's rows.
 
 use std::str::FromStr;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use sqlx::migrate::{MigrateError, Migrator};
@@ -12,6 +13,7 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{AssertSqlSafe, Connection, PgConnection};
 
 use crate::deadline::Deadline;
+use crate::keeper::keeper;
 use crate::leftovers::{drop_leftovers, test_database_name};
 use crate::server::{Backend, Server, redact_password};
 use crate::{KitError, Schema, server};
@@ -19,9 +21,6 @@ use crate::{KitError, Schema, server};
 /// Any constant both this crate and every other test binary agree on: it names the advisory
 /// lock that serialises template builds when several test processes share one server.
 const TEMPLATE_BUILD_LOCK: i64 = 0x1de9_0be4_7001;
-
-/// How many times [`end_sessions`] looks, a millisecond apart, for the test's sessions to exit.
-const SESSION_EXIT_CHECKS: u32 = 2000;
 
 /// See [`TestDatabase::pool`].
 const POOL_ACQUIRE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
@@ -40,24 +39,19 @@ impl TestDatabase {
         let server = server()?;
         let migrator = schema.migrator().await?;
         let template = format!("wb_template_{}", Schema::fingerprint(&migrator));
-        let mut admin = connect_admin(server).await?;
-        static SWEPT: AtomicBool = AtomicBool::new(false);
-        if server.backend == Backend::DatabaseUrl && !SWEPT.swap(true, Ordering::Relaxed) {
-            drop_leftovers(&mut admin).await?;
+        if !template_is_ready(&template) {
+            let mut admin = connect_admin(server).await?;
+            static SWEPT: AtomicBool = AtomicBool::new(false);
+            if server.backend == Backend::DatabaseUrl && !SWEPT.swap(true, Ordering::Relaxed) {
+                drop_leftovers(&mut admin).await?;
+            }
+            ensure_template(server, &mut admin, &template, schema, &migrator).await?;
+            let _ = admin.close().await;
+            ready(template.clone());
         }
-        ensure_template(server, &mut admin, &template, schema, &migrator).await?;
-
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let name = test_database_name(NEXT.fetch_add(1, Ordering::Relaxed));
-        // Identifiers cannot be bound as parameters. Both names are built from hex digits and
-        // numbers only, which is what makes this dynamic SQL safe to assert.
-        sqlx::query(AssertSqlSafe(format!(
-            r#"CREATE DATABASE "{name}" TEMPLATE "{template}""#
-        )))
-        .execute(&mut admin)
-        .await
-        .map_err(KitError::database("create the test's database"))?;
-        let _ = admin.close().await;
+        keeper(server).create(&name, &template).await?;
         Ok(TestDatabase {
             name,
             server,
@@ -185,64 +179,26 @@ impl TestDatabase {
 /// which for `cargo repeat` means thousands of tests.
 impl Drop for TestDatabase {
     fn drop(&mut self) {
-        // Drop cannot await, and this may run inside a test's runtime (or while a failed test
-        // unwinds): a plain thread with a runtime of its own can always block.
-        let (server, name) = (self.server, self.name.clone());
-        let _ = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()?;
-            runtime
-                .block_on(async {
-                    let mut admin = connect_admin(server).await?;
-                    end_sessions(&mut admin, &name).await?;
-                    // FORCE ends any session that connected since (pools are closed lazily).
-                    sqlx::query(AssertSqlSafe(format!(
-                        r#"DROP DATABASE IF EXISTS "{name}" WITH (FORCE)"#
-                    )))
-                    .execute(&mut admin)
-                    .await
-                    .map_err(KitError::database("drop the test's database"))?;
-                    Ok::<_, KitError>(())
-                })
-                .map_err(std::io::Error::other)
-        })
-        .join();
+        // Drop cannot await; the keeper's thread does the work, and this one waits for it.
+        let _ = keeper(self.server).drop_database(&self.name);
     }
 }
 
-/// Ends the sessions the test left open on `name` (its pools close lazily), and returns once
-/// none is left.
-///
-/// `DROP DATABASE … WITH (FORCE)` ends them too, but it looks again only every 100 ms to see
-/// whether they have gone, and so does `pg_terminate_backend(pid, timeout)`. The sessions take
-/// well under a millisecond to exit, so that was a tenth of a second of every test spent asleep.
-/// A backend leaves `pg_stat_activity` a moment before the server stops counting it; should the
-/// DROP that follows look in that moment, it takes its 100 ms, as before.
-async fn end_sessions(admin: &mut PgConnection, name: &str) -> Result<(), KitError> {
-    sqlx::query(
-        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
-         WHERE datname = $1 AND pid <> pg_backend_pid()",
-    )
-    .bind(name)
-    .execute(&mut *admin)
-    .await
-    .map_err(KitError::database("end the test's sessions"))?;
-    // Bounded: a session the server cannot end is left to the DROP, which reports it.
-    for _ in 0..SESSION_EXIT_CHECKS {
-        let left: i64 =
-            sqlx::query_scalar("SELECT count(*) FROM pg_stat_activity WHERE datname = $1")
-                .bind(name)
-                .fetch_one(&mut *admin)
-                .await
-                .map_err(KitError::database("count the test's sessions"))?;
-        if left == 0 {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(1)).await;
-    }
-    Ok(())
+/// The templates this process has seen ready: built once per server and schema, and never
+/// dropped while a test process may clone them, so there is no need to look again.
+fn template_is_ready(template: &str) -> bool {
+    READY
+        .lock()
+        .expect("not poisoned")
+        .iter()
+        .any(|t| t == template)
 }
+
+fn ready(template: String) {
+    READY.lock().expect("not poisoned").push(template);
+}
+
+static READY: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 async fn connect_admin(server: &Server) -> Result<PgConnection, KitError> {
     let options = PgConnectOptions::from_str(&server.url)

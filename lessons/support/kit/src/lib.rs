@@ -33,6 +33,7 @@ pub mod envelope;
 mod error;
 mod failure;
 mod interleaving;
+mod keeper;
 mod leftovers;
 mod local_cluster;
 mod schema;
