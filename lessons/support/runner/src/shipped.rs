@@ -1,6 +1,7 @@
 //! The exercises as shipped, compiled into the runner: what `reset` restores. A copy, not git,
-//! so that it works in a downloaded zip. `tests/shipped.rs` keeps the copy equal to
-//! `exercises/` on a pristine checkout (the root `cargo test` runs it).
+//! so that it works in a downloaded zip. The root suite judges this copy, not exercises/ (which
+//! a student edits), and verify's `tests/checks/shipped.rs` keeps the two equal on a pristine
+//! checkout (`cargo workbook verify` runs it).
 
 use std::path::Path;
 

@@ -87,12 +87,50 @@ fn progress_is_kept_by_lesson_key_not_by_number() {
     );
 }
 
+/// On a checkout that holds lesson 04 as shipped (the runner's copy, whatever a student has done
+/// to exercises/), beside its solution.
 #[test]
 fn diff_with_force_shows_only_the_fix_and_the_package_name() {
     let state = tempfile::tempdir().unwrap();
-    let run = workbook(&state, &["diff", "04", "--force"]);
+    let checkout = tempfile::tempdir().unwrap();
+    let (root, real) = (
+        checkout.path(),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.."),
+    );
+    let folder = "04-for-update";
+    std::fs::write(root.join("Cargo.toml"), "[workspace]\nmembers = []\n").unwrap();
+    std::fs::create_dir_all(root.join("lessons")).unwrap();
+    copy_dir(
+        &real.join("solutions").join(folder),
+        &root.join("solutions").join(folder),
+    );
+    let exercise = root.join("exercises").join(folder);
+    copy_dir(
+        &real.join("lessons/support/runner/shipped").join(folder),
+        &exercise,
+    );
+    // The manifest is not part of the shipped copy: a student has no reason to edit it.
+    let manifest = real.join("exercises").join(folder).join("Cargo.toml");
+    std::fs::copy(manifest, exercise.join("Cargo.toml")).unwrap();
+    let run = workbook_in(root, &state, &["diff", "04", "--force"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     insta::assert_snapshot!("diff_04", run.stdout);
+}
+
+/// `from` copied to `to`, leaving out build output.
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let (path, name) = (entry.path(), entry.file_name());
+        if name == "target" {
+            continue;
+        }
+        if path.is_dir() {
+            copy_dir(&path, &to.join(name));
+        } else {
+            std::fs::copy(&path, to.join(name)).unwrap();
+        }
+    }
 }
 
 #[test]

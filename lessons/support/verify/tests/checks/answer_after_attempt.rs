@@ -83,7 +83,10 @@ fn no_exercise_comment_names_its_fix() {
     let root = workspace_root();
     let mut problems = Vec::new();
     for lesson in catalog::LESSONS {
-        let exercise = root.join("exercises").join(lesson.folder);
+        // The exercise as shipped (the runner's copy), whatever a student has written since.
+        let exercise = root
+            .join("lessons/support/runner/shipped")
+            .join(lesson.folder);
         let solution = root.join("solutions").join(lesson.folder);
         let (mut exercise_code, mut solution_code) = (String::new(), String::new());
         let mut comments = Vec::new();
