@@ -11,14 +11,9 @@ pub const LESSON: Lesson = Lesson {
     probes,
 };
 
-const EXERCISE_DIR: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../exercises/09-retention"
-);
-const SOLUTION_DIR: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../solutions/09-retention"
-);
+/// The crates' folders, for their migrations: the exercise's as shipped (the runner's copy).
+const EXERCISE_DIR: &str = crate::EXERCISE_09_DIR;
+const SOLUTION_DIR: &str = crate::SOLUTION_09_DIR;
 
 /// As shipped: "keep the newest 1,000 ids" in one statement, on a table keyed by the day each
 /// copy arrived.

@@ -11,14 +11,9 @@ pub const LESSON: Lesson = Lesson {
     probes,
 };
 
-const EXERCISE_DIR: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../exercises/11-http-keys"
-);
-const SOLUTION_DIR: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../solutions/11-http-keys"
-);
+/// The crates' folders, for their migrations: the exercise's as shipped (the runner's copy).
+const EXERCISE_DIR: &str = crate::EXERCISE_11_DIR;
+const SOLUTION_DIR: &str = crate::SOLUTION_11_DIR;
 
 /// As shipped: the key looked up, then the payment made and the key remembered; a retry answered
 /// with the payment as it is now.

@@ -11,14 +11,9 @@ pub const LESSON: Lesson = Lesson {
     probes,
 };
 
-const EXERCISE_DIR: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../exercises/12-atomic-phases"
-);
-const SOLUTION_DIR: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../solutions/12-atomic-phases"
-);
+/// The crates' folders, for their migrations: the exercise's as shipped (the runner's copy).
+const EXERCISE_DIR: &str = crate::EXERCISE_12_DIR;
+const SOLUTION_DIR: &str = crate::SOLUTION_12_DIR;
 
 /// As shipped: lesson 11's solution, with the charge made at the provider inside its
 /// transaction and under no key of its own.

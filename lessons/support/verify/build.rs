@@ -44,6 +44,8 @@ fn main() {
     let mut entries = String::new();
     let mut tests = String::new();
     for lesson_dir in sorted_dirs(&lessons) {
+        // The lesson's tests by name, which a wrong fix's `caught-by:` must name.
+        let mut test_names: Vec<String> = Vec::new();
         let folder = lesson_dir
             .file_name()
             .unwrap()
@@ -65,22 +67,45 @@ fn main() {
             )
             .unwrap();
             writeln!(listed, "    lesson_{number}::LESSON,").unwrap();
-            // The shipped exercise and the solution, compiled into the checks from their own
-            // source: a new lesson needs no dependency line here.
-            for side in ["exercise", "solution"] {
-                let lib = root.join(format!("{side}s/{folder}/src/lib.rs"));
+            // The solution against the lesson's whole suite, every round: what its own test
+            // binary runs, played here with the other lessons' instead of in a binary of its own.
+            writeln!(
+                checks,
+                "/// Lesson {number}'s solution passes every test of \
+                 `lessons/{folder}/exercise-tests.rs`, every round.\n\
+                 #[cfg(test)]\n\
+                 #[tokio::test(flavor = \"multi_thread\", worker_threads = 2)]\n\
+                 async fn lesson_{number}_solution_passes_every_test() -> Result<(), \
+                 crate::intended::Complaint> {{\n    \
+                 crate::intended::passes_every_test(lesson_{number}::TESTS, |test| {{\n        \
+                 lesson_{number}::play(test, lesson_{number}::solution())\n    }})\n    .await\n}}"
+            )
+            .unwrap();
+            // The exercise and the solution, compiled into the checks from their own source: a
+            // new lesson needs no dependency line here. The exercise is the runner's copy of it
+            // as shipped, not exercises/, which a student edits: the root suite stays green (and
+            // compiles) while a student works, and verify checks the two are the same.
+            let exercise = exercise_source(&root, &folder);
+            let solution = SOLUTION_DIR.replace("{folder}", &folder);
+            for (side, dir) in [("exercise", &exercise), ("solution", &solution)] {
+                let lib = root.join(dir).join("src/lib.rs");
                 println!("cargo:rerun-if-changed={}", lib.display());
                 writeln!(
                     checks,
-                    "/// Lesson {number}'s {side}: `{side}s/{folder}/src/lib.rs`.\n\
-                     #[path = {:?}]\npub mod {side}_{number};",
-                    lib.display().to_string()
+                    "/// Lesson {number}'s {side}: `{dir}/src/lib.rs`.\n\
+                     #[path = {:?}]\npub mod {side}_{number};\n\
+                     /// Its crate's folder, for its migrations.\n\
+                     pub const {}_{number}_DIR: &str = {:?};",
+                    lib.display().to_string(),
+                    side.to_uppercase(),
+                    root.join(dir).display().to_string(),
                 )
                 .unwrap();
             }
             // The lesson's one list of scenarios, its students' tests, as checks.rs runs them.
             let tests_file = lesson_dir.join("exercise-tests.rs");
             let source = std::fs::read_to_string(&tests_file).unwrap();
+            test_names = exercise_tests::names(&source, &tests_file);
             std::fs::write(
                 out.join(format!("exercise_tests_{number}.rs")),
                 exercise_tests::generate(
@@ -107,6 +132,7 @@ fn main() {
                 &root,
                 &folder,
                 &out.join(format!("wrong_fix_{number}_{name}")),
+                &test_names,
             );
             let written = out.join(format!("wrong_fix_{number}_{name}.rs"));
             std::fs::write(&written, &entry.handler).unwrap();
@@ -149,7 +175,8 @@ fn main() {
                  || Box::pin(verify::lesson_{number}::suite(\n            \
                  |pool: ::sqlx::PgPool, event| async move {{ \
                  lesson_{number}::{name}::{handler}(&pool, &event).await }},{completer}\n            \
-                 {:?},\n        )),\n    )\n    .await\n}}",
+                 {:?},\n        )),\n        \
+                 verify::wrong_fix::Sweep::from_env(),\n    )\n    .await\n}}",
                 patch.file_stem().unwrap().to_string_lossy(),
                 entry.migrations.display().to_string(),
             )
@@ -182,6 +209,26 @@ fn main() {
     std::fs::write(out.join("wrong_fix_tests.rs"), tests).unwrap();
 }
 
+/// The runner's copy of the exercises as shipped (what `cargo workbook reset` restores).
+const SHIPPED: &str = "lessons/support/runner/shipped";
+
+/// The solution's folder, from the workspace root (`{folder}`: the lesson's).
+const SOLUTION_DIR: &str = "solutions/{folder}";
+
+/// Where the exercise compiled into the checks comes from: the shipped copy, or, with the
+/// `working-copy` feature (which only `cargo repeat` asks for), exercises/ as it is now.
+fn exercise_source(root: &Path, folder: &str) -> String {
+    let working = std::env::var_os("CARGO_FEATURE_WORKING_COPY").is_some();
+    let dir = if working {
+        format!("exercises/{folder}")
+    } else {
+        format!("{SHIPPED}/{folder}")
+    };
+    let lib = root.join(&dir).join("src");
+    println!("cargo:rerun-if-changed={}", lib.display());
+    dir
+}
+
 struct Entry {
     story: String,
     expect: String,
@@ -192,24 +239,29 @@ struct Entry {
 }
 
 impl Entry {
-    /// `scratch`: where a patched copy of the crate's migrations goes, when the patch is to one.
-    fn read(patch: &Path, root: &Path, folder: &str, scratch: &Path) -> Entry {
+    /// `scratch`: where a patched copy of the crate's migrations goes, when the patch is to one;
+    /// `tests`: the lesson's tests by name.
+    fn read(patch: &Path, root: &Path, folder: &str, scratch: &Path, tests: &[String]) -> Entry {
         let text = std::fs::read_to_string(patch).unwrap();
         let fail = |why: String| -> ! { panic!("{}: {why}", patch.display()) };
         let (header, diff) = match text.find("\n--- ") {
             Some(at) => (&text[..at], &text[at + 1..]),
             None => fail("no unified diff (a line starting with `--- `) after the header".into()),
         };
-        let field = |key: &str| {
+        let optional = |key: &str| {
             header
                 .lines()
                 .find_map(|line| line.strip_prefix(key)?.strip_prefix(':'))
                 .map(|value| value.trim().to_string())
-                .unwrap_or_else(|| fail(format!("the header has no `{key}:` line")))
+        };
+        let field = |key: &str| {
+            optional(key).unwrap_or_else(|| fail(format!("the header has no `{key}:` line")))
         };
         let crate_dir = match field("base").as_str() {
             "solution" => root.join("solutions").join(folder),
-            "exercise" => root.join("exercises").join(folder),
+            // The exercise as shipped (the runner's copy): a student's edits never reach the
+            // catalogue.
+            "exercise" => root.join(SHIPPED).join(folder),
             other => fail(format!("base is {other:?}: use solution or exercise")),
         };
         // The file the diff patches, from its `+++ b/<path>` line.
@@ -250,18 +302,31 @@ impl Entry {
                 "patches {target}: only src/lib.rs or a file in migrations/"
             ))
         };
+        let by = optional("caught-by");
+        if let Some(unknown) = by.as_ref().filter(|name| !tests.contains(name)) {
+            fail(format!(
+                "caught-by names {unknown}, which is not a test of the lesson's exercise-tests.rs \
+                 (name it as `cargo test` prints it)"
+            ));
+        }
         Entry {
             story: field("story"),
-            expect: expectation(&field("expect")).unwrap_or_else(|e| fail(e)),
+            expect: expectation(&field("expect"), by.as_deref()).unwrap_or_else(|e| fail(e)),
             handler,
             migrations,
         }
     }
 }
 
-/// `equivalent`, or `caught Kind|OtherKind "words" "more words"`, as Rust.
-fn expectation(text: &str) -> Result<String, String> {
+/// `equivalent`, or `caught Kind|OtherKind "words" "more words"` (caught by the test `by`, if
+/// the header names one), as Rust.
+fn expectation(text: &str, by: Option<&str>) -> Result<String, String> {
     if text == "equivalent" {
+        if by.is_some() {
+            return Err(
+                "a correct fix (`equivalent`) is caught by nothing: drop `caught-by:`".into(),
+            );
+        }
         return Ok("Expect::Equivalent".into());
     }
     let rest = text.strip_prefix("caught ").ok_or_else(|| {
@@ -276,7 +341,7 @@ fn expectation(text: &str) -> Result<String, String> {
         .map(|(_, w)| w)
         .collect();
     Ok(format!(
-        "Expect::Caught {{ kinds: &{kinds:?}, words: &{words:?} }}"
+        "Expect::Caught {{ kinds: &{kinds:?}, words: &{words:?}, by: {by:?} }}"
     ))
 }
 

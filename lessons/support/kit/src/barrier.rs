@@ -55,26 +55,27 @@ where
 }
 
 tokio::task_local! {
-    /// Set by the maintainers' checks while they run a lesson's suite against a fix that the
-    /// catalogue says is correct: see [`with_fewer_rounds`].
-    static ROUNDS_DIVIDED_BY: usize;
+    /// Set by the maintainers' quick checks while they run a lesson's suite against a fix that
+    /// the catalogue says is correct: see [`with_one_round`].
+    static ROUNDS_AT_MOST: usize;
 }
 
-/// How many rounds a barrier test plays: `full`, as the lesson sets it for its students, or a
-/// quarter of it inside [`with_fewer_rounds`].
+/// How many rounds a barrier test plays: `full`, as the lesson sets it for its students, or one
+/// inside [`with_one_round`].
 pub fn rounds(full: usize) -> usize {
-    ROUNDS_DIVIDED_BY
-        .try_with(|divisor| (full / divisor).max(1))
+    ROUNDS_AT_MOST
+        .try_with(|most| full.min(*most))
         .unwrap_or(full)
+        .max(1)
 }
 
-/// Runs `suite` with every barrier test playing a quarter of its rounds. For the catalogue's
-/// correct alternatives only: a wrong fix meets every round a student's run plays, so that the
-/// round that would catch it, and the message it would get, are checked; a correct one is
-/// checked to pass every scenario, and its barrier rounds, which cannot catch what is not
-/// there, are most of the suite's time.
-pub async fn with_fewer_rounds<F: Future>(suite: F) -> F::Output {
-    ROUNDS_DIVIDED_BY.scope(4, suite).await
+/// Runs `suite` with every barrier test playing one round. For the quick checks of the
+/// catalogue's correct alternatives: a correct fix is checked to pass every scenario of each
+/// size, and the rounds after the first, which cannot catch what is not there, were most of the
+/// suite's time. The full sweep (`cargo workbook verify`) plays every round a student's run
+/// plays, for every entry.
+pub async fn with_one_round<F: Future>(suite: F) -> F::Output {
+    ROUNDS_AT_MOST.scope(1, suite).await
 }
 
 tokio::task_local! {

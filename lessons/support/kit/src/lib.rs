@@ -44,7 +44,7 @@ mod subject;
 mod teaching;
 mod trace;
 
-pub use barrier::{checking, in_the_checks, release_together, rounds, with_fewer_rounds};
+pub use barrier::{checking, in_the_checks, release_together, rounds, with_one_round};
 pub use broker::{Broker, broker};
 pub use common::{Common, Speaks, Topic, Words};
 pub use database::TestDatabase;

@@ -34,22 +34,33 @@ impl Verdict {
 
 /// Runs `cargo test -p exercise-…` for `lesson`, from the workspace root.
 pub fn run(root: &Path, lesson: &Lesson) -> Result<Verdict, String> {
-    test_package(root, &lesson.exercise_package(), &[])
+    test_package(root, &lesson.exercise_package(), &[], &[])
 }
 
 /// The lesson's Kafka track: `cargo test -p exercise-… --features kafka --test kafka`.
 pub fn run_on_kafka(root: &Path, lesson: &Lesson) -> Result<Verdict, String> {
     let package = lesson.exercise_package();
-    test_package(root, &package, &["--features", "kafka", "--test", "kafka"])
+    test_package(
+        root,
+        &package,
+        &["--features", "kafka", "--test", "kafka"],
+        &[],
+    )
 }
 
-/// `cargo test -p <package> [extra…]`, supervised, and its verdict.
-pub fn test_package(root: &Path, package: &str, extra: &[&str]) -> Result<Verdict, String> {
+/// `cargo test -p <package> [extra…]`, with the variables `env`, supervised, and its verdict.
+pub fn test_package(
+    root: &Path,
+    package: &str,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> Result<Verdict, String> {
     let mut command = cargo(root);
     command
         .args(["test", "--color", "never", "-p", package])
         .args(extra)
-        .env("RUST_BACKTRACE", "0");
+        .env("RUST_BACKTRACE", "0")
+        .envs(env.iter().copied());
     let mut building = crate::building::Building::new();
     let progress: supervise::OnLine = Box::new(move |line| building.line(line));
     // Each test has a deadline of its own in the kit (60 s), which ends its process with a

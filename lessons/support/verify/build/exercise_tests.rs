@@ -90,6 +90,21 @@ pub fn generate(source: &str, file: &Path, shown: &str) -> String {
     )
 }
 
+/// The names of the tests in `source`, as `cargo test` prints them (and `TESTS` lists them).
+pub fn names(source: &str, file: &Path) -> Vec<String> {
+    let mut names = Vec::new();
+    for test in parse(source, file) {
+        if test.cases.is_empty() {
+            names.push(test.name);
+            continue;
+        }
+        for (n, (case, _)) in test.cases.iter().enumerate() {
+            names.push(format!("{}::case_{}_{case}", test.name, n + 1));
+        }
+    }
+    names
+}
+
 fn parse(source: &str, file: &Path) -> Vec<Test> {
     let fail = |why: String| -> ! { panic!("{}: {why}", file.display()) };
     let mut tests = Vec::new();

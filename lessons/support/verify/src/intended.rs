@@ -2,12 +2,15 @@
 
 use kit::{Explain, Violation};
 
-/// Said whenever a shipped exercise unexpectedly passes: the usual reason is a student who
-/// solved it and then ran the root suite.
-pub const SHIPPED: &str = "This checks the exercise *as shipped*. If you solved it, that is \
-                           why: run your own tests with `cargo test -p exercise-NN-…`, and \
-                           restore the shipped files (`cargo workbook reset NN`) before running \
-                           the root suite.";
+/// Said whenever a shipped exercise unexpectedly passes. These checks judge the runner's copy
+/// of the exercise as shipped, never exercises/ (a student's solved exercise cannot make them
+/// fail), so the copy itself was changed: most often blessed from an exercises/ folder that held
+/// a fix.
+pub const SHIPPED: &str = "This checks the exercise as shipped: the runner's copy in \
+                           lessons/support/runner/shipped/ (what `cargo workbook reset NN` \
+                           restores), not exercises/. That copy passes, so it holds a fix: if it \
+                           was blessed from a solved exercises/ folder, `git checkout \
+                           lessons/support/runner/shipped` puts it back.";
 
 pub use crate::wrong_fix::Complaint;
 
@@ -25,6 +28,34 @@ pub fn expect<K: Explain<D>, D>(
         ))),
         Ok(()) => Err(Complaint(format!(
             "expected a failure because {why}, but it passed. {SHIPPED}"
+        ))),
+    }
+}
+
+/// A solution passes every test of its lesson's `exercise-tests.rs` (`tests`, played by `play`),
+/// all at once and every round, as its own test binary would run them: otherwise a complaint
+/// naming each test that failed, with what it said.
+pub async fn passes_every_test<K, D, Fut>(
+    tests: &'static [&'static str],
+    play: impl Fn(&'static str) -> Fut,
+) -> Result<(), Complaint>
+where
+    K: Explain<D>,
+    Fut: std::future::Future<Output = Result<(), Violation<K, D>>>,
+{
+    let results = futures_util::future::join_all(tests.iter().map(|&test| play(test))).await;
+    let failed: Vec<String> = tests
+        .iter()
+        .zip(results)
+        .filter_map(|(test, result)| Some(format!("{test}: {}", result.err()?)))
+        .collect();
+    match failed.as_slice() {
+        [] => Ok(()),
+        _ => Err(Complaint(format!(
+            "the solution fails {} of its {} tests:\n\n{}",
+            failed.len(),
+            tests.len(),
+            failed.join("\n\n")
         ))),
     }
 }

@@ -1,8 +1,9 @@
 //! Wrong fixes as executable fixtures. Each lesson keeps, in `lessons/NN-key/wrong-fixes/`, the
 //! fixes students really write: small patches against the solution (or the exercise), each with
 //! the story of the student who would write it and what the lesson's suite must do with it.
-//! build.rs compiles every patched handler into this crate; [`check`] runs the lesson's whole
-//! suite against one and holds it to its expectation:
+//! build.rs compiles every patched handler into this crate; [`check`] runs the lesson's suite
+//! against one (all of it, or until it is decided: see [`Sweep`]) and holds it to its
+//! expectation:
 //!
 //! - *caught*: at least one scenario fails, every failing scenario fails with an expected kind
 //!   of violation (a wrong fix caught for another reason teaches the wrong lesson), and every
@@ -15,6 +16,8 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
 use kit::Explain;
 
 /// What the suite must do with a wrong fix.
@@ -24,6 +27,9 @@ pub enum Expect {
     Caught {
         kinds: &'static [&'static str],
         words: &'static [&'static str],
+        /// The test that catches it, as its header's `caught-by:` names it, if it does. The
+        /// quick sweep plays only that one; the full sweep checks that it fails it.
+        by: Option<&'static str>,
     },
 }
 
@@ -51,10 +57,57 @@ pub struct Failed {
     pub message: String,
 }
 
-/// Runs every test of a lesson's `exercise-tests.rs` at once, each on a database of its own (so
-/// that a wrong fix whose every test waits out the pool's timeout costs one timeout): `tests`,
-/// as its generated `TESTS` names them; `play`, its generated `play` with the subject under
-/// check. Returns those that failed, by the names `cargo test` prints.
+/// How deep [`check`] goes. The root `cargo test` runs the quick sweep: a wrong fix is proven
+/// caught for its reason by the first scenario that fails it, and a correct one passes every
+/// scenario with one barrier round a size. `cargo workbook verify` (and CI) runs the full one:
+/// every entry against every scenario and every barrier round a student's run meets, and every
+/// failing scenario held to the entry's header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sweep {
+    Quick,
+    Full,
+}
+
+/// Set to `full` by `cargo workbook verify`: see [`Sweep`].
+pub const SWEEP_VAR: &str = "WORKBOOK_SWEEP";
+
+impl Sweep {
+    pub fn from_env() -> Sweep {
+        match std::env::var(SWEEP_VAR).as_deref() {
+            Ok("full") => Sweep::Full,
+            _ => Sweep::Quick,
+        }
+    }
+}
+
+/// How [`run_tests`] plays a suite in the quick sweep.
+#[derive(Debug, Clone, Copy)]
+struct Quick {
+    /// Only this test, when the entry's header names it (`caught-by:`); else all.
+    only: Option<&'static str>,
+}
+
+tokio::task_local! {
+    /// Set by [`check`] for the quick sweep: [`run_tests`] stops at the first failure.
+    static QUICK: Quick;
+}
+
+/// A barrier test, known by its name as `cargo repeat --skip` knows it.
+fn is_barrier(test: &str) -> bool {
+    test.contains("released_together")
+}
+
+/// Runs the tests of a lesson's `exercise-tests.rs`, each on a database of its own, several at
+/// once (so that a wrong fix whose every test waits out the pool's timeout costs one timeout):
+/// `tests`, as its generated `TESTS` names them; `play`, its generated `play` with the subject
+/// under check. Returns those that failed, by the names `cargo test` prints.
+///
+/// In the full sweep, every test runs. In the quick one, the first failure ends the run: the
+/// tests still running are dropped, their databases with them (the kit's keeper drops a
+/// database whose test stopped waiting for it). The scripted, fault and sequential tests go
+/// first, all at once, and the barrier tests only if none of those failed: a barrier's rounds
+/// are most of a suite's time, and all but one wrong fix of the catalogue are caught by a script.
+/// An entry whose header says which test catches it plays only that one.
 pub async fn run_tests<K, D, Fut>(
     tests: &'static [&'static str],
     play: impl Fn(&'static str) -> Fut,
@@ -63,11 +116,36 @@ where
     K: Explain<D> + fmt::Debug,
     Fut: Future<Output = Result<(), kit::Violation<K, D>>>,
 {
-    let runs = futures_util::future::join_all(tests.iter().map(|&name| play(name)));
-    let results = kit::in_the_checks(runs).await;
+    let quick = QUICK.try_with(|quick| *quick).ok();
     let mut failed = Vec::new();
-    for (&name, result) in tests.iter().zip(results) {
-        record(&mut failed, name, result);
+    let Some(Quick { only }) = quick else {
+        let runs = futures_util::future::join_all(tests.iter().map(|&name| play(name)));
+        let results = kit::in_the_checks(runs).await;
+        for (&name, result) in tests.iter().zip(results) {
+            record(&mut failed, name, result);
+        }
+        return failed;
+    };
+    let chosen = tests
+        .iter()
+        .copied()
+        .filter(|name| only.is_none_or(|only| only == *name));
+    let (barriers, scripted): (Vec<&'static str>, Vec<&'static str>) =
+        chosen.partition(|name| is_barrier(name));
+    for group in [scripted, barriers] {
+        let mut running: FuturesUnordered<_> = group
+            .into_iter()
+            .map(|name| {
+                let run = play(name);
+                async move { (name, run.await) }
+            })
+            .collect();
+        while let Some((name, result)) = kit::in_the_checks(running.next()).await {
+            record(&mut failed, name, result);
+            if !failed.is_empty() {
+                return failed;
+            }
+        }
     }
     failed
 }
@@ -103,11 +181,16 @@ impl From<String> for Complaint {
     }
 }
 
-/// Runs the lesson's suite against `fix` (`run`) and holds the result to the fix's expectation.
-pub async fn check(fix: &WrongFix, run: Run) -> Result<(), Complaint> {
-    let failed = match fix.expect {
-        Expect::Equivalent => kit::with_fewer_rounds(run()).await,
-        Expect::Caught { .. } => run().await,
+/// Runs the lesson's suite against `fix` (`run`) and holds the result to the fix's expectation,
+/// as deep as `sweep` goes.
+pub async fn check(fix: &WrongFix, run: Run, sweep: Sweep) -> Result<(), Complaint> {
+    let failed = match (sweep, &fix.expect) {
+        (Sweep::Full, _) => run().await,
+        (Sweep::Quick, Expect::Equivalent) => {
+            let quick = Quick { only: None };
+            QUICK.scope(quick, kit::with_one_round(run())).await
+        }
+        (Sweep::Quick, Expect::Caught { by, .. }) => QUICK.scope(Quick { only: *by }, run()).await,
     };
     let about = format!("{} ({})", fix.file, fix.story);
     match fix.expect {
@@ -119,10 +202,18 @@ pub async fn check(fix: &WrongFix, run: Run) -> Result<(), Complaint> {
                 first.scenario, first.message
             ))),
         },
-        Expect::Caught { kinds, words } => {
-            if failed.is_empty() {
+        Expect::Caught { kinds, words, by } => {
+            if failed.is_empty() && by.is_none() {
                 return Err(Complaint(format!(
                     "{about}: a wrong fix, and every scenario of the lesson lets it through"
+                )));
+            }
+            // Its header says which test catches it: that one must fail it (the quick sweep
+            // plays only that one, the full sweep all).
+            if let Some(passed) = by.filter(|by| !failed.iter().any(|f| f.scenario == *by)) {
+                return Err(Complaint(format!(
+                    "{about}: its header says {passed} catches it (caught-by), but {passed} \
+                     passed it"
                 )));
             }
             for f in &failed {
@@ -161,8 +252,10 @@ pub fn catalogue_table(fixes: &[&WrongFix]) -> String {
             Expect::Equivalent => "passes it: a correct fix".to_string(),
             // A half-way fix that several scenarios catch, each for its own reason, is
             // expected by its kinds alone: no one sentence is in every message.
-            Expect::Caught { kinds, words: [] } => format!("fails it with {}", kinds.join(" or ")),
-            Expect::Caught { kinds, words } => {
+            Expect::Caught {
+                kinds, words: [], ..
+            } => format!("fails it with {}", kinds.join(" or ")),
+            Expect::Caught { kinds, words, .. } => {
                 let quoted: Vec<String> = words.iter().map(|w| format!("“{w}”")).collect();
                 format!(
                     "fails it with {}, saying {}",

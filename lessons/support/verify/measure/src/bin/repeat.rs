@@ -1,5 +1,6 @@
 //! `cargo repeat <lesson> [--runs K] [--only TEXT]… [--skip TEXT]…`: runs a lesson's race and
-//! fault tests K times (default 200) against the shipped exercise and the solution, and counts;
+//! fault tests K times (default 200) against the exercise (as it is in the working copy: the
+//! shipped one, or a student's own fix) and the solution, and counts;
 //! with `--only`, just the tests whose names contain one of the TEXTs; with `--skip`, all but
 //! those (after a change to the observer, say, which the barrier tests never use: `--skip
 //! released_together`). The tests go by their names in the lesson's `exercise-tests.rs`. A race
