@@ -476,6 +476,12 @@ pub fn repeat(
         .args([
             "run",
             "--quiet",
+            // The first count builds every lesson's checks for a minute or more: the same
+            // progress bar as `cargo workbook`'s own build (see .cargo/config.toml).
+            "--config",
+            "term.progress.when='always'",
+            "--config",
+            "term.progress.width=60",
             "-p",
             "workbook-measure",
             "--bin",
