@@ -33,7 +33,8 @@ include!(concat!(env!("OUT_DIR"), "/exercise_tests_12.rs"));
 /// `exercise-tests.rs`: what `cargo repeat 12` runs over and over (the barrier charges twice at
 /// once, since every request of its first burst charges and hangs up). Not among them: the zombie,
 /// the failing provider and the completer's lease, which the shipped exercise passes (its work
-/// is one transaction), and the slow provider, which it fails for another reason (it holds its
+/// is one transaction), the two tests of the provider's key, which it passes too (it sends none,
+/// and none of them is a race), and the slow provider, which it fails for another reason (it holds its
 /// connection while it waits).
 pub const REPEAT: &[&str] = &[
     "a_provider_that_hangs_up_charges_once",
@@ -123,6 +124,9 @@ mod tests {
             "a_provider_that_fails_is_retried_after_the_lease",
             "a_zombie_records_nothing",
             "the_completer_leaves_a_live_request_alone",
+            // It sends the provider no key at all: no key can come back, or be too long.
+            "a_key_used_again_after_the_window_is_a_new_payment",
+            "the_longest_key_the_api_accepts_is_charged",
         ] {
             super::play(test, super::exercise()).await?;
         }

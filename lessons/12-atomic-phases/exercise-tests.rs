@@ -56,6 +56,18 @@ async fn a_slow_provider_holds_up_no_one() -> Result<(), Violation> {
     scenarios::slow_provider_holds_up_no_one(subject!(handler)).await
 }
 
+/// A client's key used again after our window is a new payment: a charge of its own.
+#[tokio::test]
+async fn a_key_used_again_after_the_window_is_a_new_payment() -> Result<(), Violation> {
+    scenarios::key_used_again_after_the_window(subject!(handler)).await
+}
+
+/// A client's key of 255 characters, the longest the API accepts, ends in the payment.
+#[tokio::test]
+async fn the_longest_key_the_api_accepts_is_charged() -> Result<(), Violation> {
+    scenarios::longest_key_is_charged(subject!(handler)).await
+}
+
 /// A client's retries, all at once: while the provider hangs up, and again after the lease.
 #[rstest]
 #[case::two_requests(2)]

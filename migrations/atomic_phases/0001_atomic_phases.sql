@@ -21,6 +21,15 @@ CREATE TABLE provider.charges (
     created_at      TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp()
 );
 
+-- What the provider refused, and why, as its own logs would show it: the tests read it to say
+-- why a charge was never made. Like Stripe, it takes keys of at most 255 characters.
+CREATE TABLE provider.refusals (
+    idempotency_key TEXT        NOT NULL,
+    customer        TEXT        NOT NULL,
+    reason          TEXT        NOT NULL,
+    refused_at      TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp()
+);
+
 -- Our side. The API's clients, and what each has been charged in all, by our books.
 CREATE TABLE clients (
     id            TEXT   PRIMARY KEY,

@@ -2,8 +2,11 @@
 //! (`POST /v1/charges`). No transaction of ours can take its charge back.
 //!
 //! It is idempotent on the `Idempotency-Key` its caller sends, as Stripe is: a second request
-//! with a key it has seen gets the first charge back, and charges nothing. Its ledger is the
-//! schema `provider` of the test's database, which the handler never touches and the tests read.
+//! with a key it has seen gets the first charge back, and charges nothing. It keeps its rules
+//! too: a key is at most [`MAX_KEY_CHARS`] characters, a key sent again with other parameters is
+//! refused, and a key is remembered for good (longer than any window of ours: Stripe's v2 API
+//! keeps keys 30 days). Its ledger, and a log of what it refused and why, are the schema
+//! `provider` of the test's database, which the handler never touches and the tests read.
 //!
 //! What it does with a request is the test's to choose ([`Behaviour`]): answer, fail before
 //! charging, or charge and then hang up before answering, the case that leaves its caller
@@ -23,6 +26,9 @@ use serde::{Deserialize, Serialize};
 use sqlx::{PgConnection, PgPool};
 use tokio::net::TcpListener;
 use tokio::sync::Notify;
+
+/// The longest idempotency key the provider accepts, as at Stripe ("up to 255 characters").
+pub const MAX_KEY_CHARS: usize = 255;
 
 /// What the provider does with the requests of one connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -173,6 +179,13 @@ async fn create_charge(
     let Ok(request) = serde_json::from_slice::<ChargeRequest>(&body) else {
         return (StatusCode::BAD_REQUEST, "the body is not a charge").into_response();
     };
+    if let Some(key) = key.filter(|key| key.chars().count() > MAX_KEY_CHARS) {
+        let reason = format!(
+            "the idempotency key is {} characters long; the provider takes at most {MAX_KEY_CHARS}",
+            key.chars().count()
+        );
+        return refuse(&provider.pool, key, &request.customer, reason).await;
+    }
     if provider.behaviour == Behaviour::Fail {
         // Slow first, when a script holds the customer (a provider that times out inside is
         // slow and then fails), and then nothing charged.
@@ -194,12 +207,42 @@ async fn create_charge(
         )
             .into_response(),
         // Stripe's answer to a key sent again with other parameters: an idempotency error.
-        (Ok(None), _) => (
-            StatusCode::BAD_REQUEST,
-            "idempotency_error: the key was used for another charge",
+        (Ok(None), _) => {
+            let reason = "the key was used for another charge".to_string();
+            refuse(
+                &provider.pool,
+                key.unwrap_or_default(),
+                &request.customer,
+                reason,
+            )
+            .await
+        }
+        (Err(error), _) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("the provider failed: {}", kit::describe_sqlx(&error)),
         )
             .into_response(),
-        (Err(error), _) => (
+    }
+}
+
+/// A 400 that charges nothing, written to the provider's log of refusals first, so that a test
+/// can say why a charge was never made.
+async fn refuse(pool: &PgPool, key: &str, customer: &str, reason: String) -> Response {
+    let logged = sqlx::query(
+        "INSERT INTO provider.refusals (idempotency_key, customer, reason) VALUES ($1, $2, $3)",
+    )
+    .bind(key)
+    .bind(customer)
+    .bind(&reason)
+    .execute(pool)
+    .await;
+    match logged {
+        Ok(_) => (
+            StatusCode::BAD_REQUEST,
+            format!("idempotency_error: {reason}"),
+        )
+            .into_response(),
+        Err(error) => (
             StatusCode::INTERNAL_SERVER_ERROR,
             format!("the provider failed: {}", kit::describe_sqlx(&error)),
         )
@@ -359,6 +402,25 @@ mod tests {
             other,
             Err(ProviderError::Refused { status: 400, .. })
         ));
+    }
+
+    /// Stripe's limit: a key of 255 characters charges, one of 256 is refused, and said so.
+    #[tokio::test]
+    async fn a_key_longer_than_255_characters_is_refused_and_logged() {
+        let (_db, pool) = database().await;
+        let longest = call(&pool, Behaviour::Answer, &"k".repeat(255), 1500).await;
+        assert!(longest.is_ok(), "{longest:?}");
+        let over = call(&pool, Behaviour::Answer, &"k".repeat(256), 1500).await;
+        assert!(
+            matches!(&over, Err(ProviderError::Refused { status: 400, body }) if body.contains("256")),
+            "{over:?}"
+        );
+        assert_eq!(charges(&pool).await, 1);
+        let reason: String = sqlx::query_scalar("SELECT reason FROM provider.refusals")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+        assert!(reason.contains("at most 255"), "{reason}");
     }
 
     #[tokio::test]

@@ -3,8 +3,10 @@
 //! the payment.
 
 mod barrier;
+mod provider_key;
 
 pub use barrier::{BARRIER_ROUNDS, barrier, barrier_rounds};
+pub use provider_key::{key_used_again_after_the_window, longest_key_is_charged};
 
 use chrono::TimeDelta;
 use http_keys::{Answer, Call, ServerError};
@@ -471,8 +473,18 @@ pub async fn slow_provider_holds_up_no_one<H: Handler>(
     server.stop().await;
     let acme = acme.map_err(Violation::setup(during))?;
     let caught = Violation::caught(during, Some(interleaving.trace()));
+    let refusals = (Books::read(&db).await)
+        .map_err(Violation::setup(during))?
+        .refusals;
     match (&globex, &acme) {
         (Ok(globex), Ok(acme)) if globex.status == 201 && acme.status == 201 => Ok(()),
+        // The provider said why it did not charge: that, and not a guess, is the message.
+        (Ok(globex), acme) if globex.status == 201 && !refusals.is_empty() => {
+            Err(caught(ViolationKind::ProviderRefused {
+                reasons: refusals,
+                answers: vec![http_keys::describe_answer(acme)],
+            }))
+        }
         (Ok(globex), acme) if globex.status == 201 => {
             Err(caught(ViolationKind::LastAnswerNotThePayment {
                 answer: http_keys::describe_answer(acme),

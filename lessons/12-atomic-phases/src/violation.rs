@@ -39,6 +39,14 @@ pub enum ViolationKind {
         answer: String,
         body: String,
     },
+    /// The provider refused charges we asked for, for the reasons its log gives (`acme: …`).
+    ProviderRefused {
+        reasons: Vec<String>,
+        answers: Vec<String>,
+    },
+    /// A key used again after our window was over: two payments asked for, and the provider's
+    /// charges (`provider`) and the ones our records name (`recorded`) are not two and the same.
+    KeyReusedAfterTheWindow(Box<AfterTheWindow>),
     /// A 503 or 409 that does not say when to come back.
     NoRetryAfter {
         answer: String,
@@ -53,6 +61,18 @@ pub enum ViolationKind {
         answer: String,
     },
     Common(Common<Box<Answer>>),
+}
+
+/// What the provider and our books held after a key was used again past our window (boxed: a
+/// violation travels in every test's `Result`).
+#[derive(Debug)]
+pub struct AfterTheWindow {
+    /// The provider's charges (`ch_1`, …).
+    pub provider: Vec<String>,
+    /// The provider's charge each of our records names.
+    pub recorded: Vec<String>,
+    /// The new payment's answer.
+    pub answer: String,
 }
 
 impl Speaks for ViolationKind {
@@ -125,6 +145,61 @@ impl Explain<Delivery> for ViolationKind {
                 answers.join("; "),
                 see("Recovery points")
             ),
+            ViolationKind::ProviderRefused { reasons, answers } => write!(
+                f,
+                "the provider refused {} charge(s) we asked for, and made none of them; its log \
+                 says: {}. acme was answered: {}.\nA refusal is final: the same charge under \
+                 the same key is refused again, so no retry and no completer can ever make this \
+                 payment. What the handler sends the provider, its key included, must keep the \
+                 provider's rules.\n{}",
+                reasons.len(),
+                reasons.join("; "),
+                answers.join("; "),
+                see("The provider's key")
+            ),
+            ViolationKind::KeyReusedAfterTheWindow(seen) => {
+                let AfterTheWindow {
+                    provider,
+                    recorded,
+                    answer,
+                } = &**seen;
+                let shown = |ids: &[String]| match ids {
+                    [] => "none".to_string(),
+                    ids => ids.join(", "),
+                };
+                writeln!(
+                    f,
+                    "the provider made {} charge(s) ({}), our books record {} payment(s), \
+                     naming {}, and the new payment was answered {answer}.",
+                    provider.len(),
+                    shown(provider),
+                    recorded.len(),
+                    shown(recorded),
+                )?;
+                let mut named: Vec<_> = recorded.clone();
+                named.sort();
+                named.dedup();
+                if named.len() < recorded.len() {
+                    writeln!(
+                        f,
+                        "Two of our payments name one charge: the provider answered the new \
+                         payment with the charge it made for the first, so the key we sent it \
+                         the second time was one it had already seen. The provider remembers \
+                         keys longer than our API does (Stripe's v2 API keeps them 30 days), \
+                         and a provider key that the client's request decides (its key, its \
+                         name, its body) is the same for a new payment under a key we have \
+                         forgotten: the client is told it paid, and was never charged."
+                    )?;
+                } else {
+                    writeln!(
+                        f,
+                        "Each payment is charged once and recorded once, under a charge of its \
+                         own: the second request is a new payment, since our API had forgotten \
+                         the key."
+                    )?;
+                }
+                write!(f, "{}", see("The provider's key"))
+            }
             ViolationKind::LastAnswerNotThePayment { answer, body } => write!(
                 f,
                 "every request is done, and acme's last answer was {answer}: {body}\nThe \

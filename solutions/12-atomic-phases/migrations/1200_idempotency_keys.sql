@@ -17,6 +17,11 @@ CREATE TABLE idempotency_keys (
     -- The fencing token: taken over, the key's fence goes up by one, and a request that held an
     -- older one may write nothing more.
     fence              BIGINT      NOT NULL DEFAULT 1,
+    -- The key this request sends the provider, made with the claim and never made again: every
+    -- attempt at the request, and the completer, read it here. Not the client's key: once our
+    -- window is over the client may use that again for a new payment, and the provider, which
+    -- remembers keys longer than we do, would answer it with the old charge.
+    provider_key       UUID        NOT NULL DEFAULT gen_random_uuid(),
     response_status    INTEGER,
     response_body      TEXT,
     created_at         TIMESTAMPTZ NOT NULL DEFAULT now(),

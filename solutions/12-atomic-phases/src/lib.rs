@@ -16,19 +16,16 @@ pub async fn create_payment(pool: &PgPool, attempt: &Attempt) -> Result<Reply, s
         now,
     } = attempt;
     // Phase 1: the key is ours, with a lease and a fence, or the request is answered now.
-    let fence = match claim(pool, request, *now).await? {
-        Claim::Ours { fence } => fence,
+    let (fence, provider_key) = match claim(pool, request, *now).await? {
+        Claim::Ours {
+            fence,
+            provider_key,
+        } => (fence, provider_key),
         Claim::Answered(reply) => return Ok(reply),
     };
-    // The provider, outside any transaction, under a key derived from ours: a retry, or the
+    // The provider, outside any transaction, under the key the claim made: a retry, or the
     // completer, asks again under the same key and gets the same charge, never a second one.
-    let charge = match provider
-        .charge(
-            &derived_key(request.client(), request.key()),
-            &charge_of(request),
-        )
-        .await
-    {
+    let charge = match provider.charge(&provider_key, &charge_of(request)).await {
         Ok(charge) => charge,
         // Failed, or no answer: charged or not, we cannot tell. The key stays claimed, and the
         // retry after the lease asks the provider again under the same key.
@@ -45,7 +42,11 @@ pub async fn create_payment(pool: &PgPool, attempt: &Attempt) -> Result<Reply, s
 // ANCHOR_END: handler
 
 enum Claim {
-    Ours { fence: i64 },
+    /// The key is this request's, under `fence`; the provider is asked under `provider_key`.
+    Ours {
+        fence: i64,
+        provider_key: String,
+    },
     Answered(Reply),
 }
 
@@ -57,19 +58,23 @@ async fn claim(
     now: DateTime<Utc>,
 ) -> Result<Claim, sqlx::Error> {
     let mut tx = pool.begin().await?;
-    let claimed = sqlx::query(
+    // A new row makes its provider key (the column's default), and returns it.
+    let claimed: Option<String> = sqlx::query_scalar(
         "INSERT INTO idempotency_keys (client_id, key, request, locked_until)
-         VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+         VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING provider_key::text",
     )
     .bind(request.client())
     .bind(request.key())
     .bind(request.fingerprint())
     .bind(now + LEASE)
-    .execute(&mut *tx)
+    .fetch_optional(&mut *tx)
     .await?;
-    if claimed.rows_affected() == 1 {
+    if let Some(provider_key) = claimed {
         tx.commit().await?;
-        return Ok(Claim::Ours { fence: 1 });
+        return Ok(Claim::Ours {
+            fence: 1,
+            provider_key,
+        });
     }
     let (first_request, point, locked_until, status, body): (
         String,
@@ -98,10 +103,11 @@ async fn claim(
     if locked_until.is_some_and(|until| until >= now) {
         return Ok(Claim::Answered(Reply::InFlight));
     }
-    // The lease ran out: whoever held it is presumed dead. Take the key over, with a new fence.
-    let fence: i64 = sqlx::query_scalar(
+    // The lease ran out: whoever held it is presumed dead. Take the key over, with a new fence,
+    // and ask the provider under the key's own provider key, as the first attempt did.
+    let (fence, provider_key): (i64, String) = sqlx::query_as(
         "UPDATE idempotency_keys SET locked_until = $3, fence = fence + 1
-          WHERE client_id = $1 AND key = $2 RETURNING fence",
+          WHERE client_id = $1 AND key = $2 RETURNING fence, provider_key::text",
     )
     .bind(request.client())
     .bind(request.key())
@@ -109,7 +115,10 @@ async fn claim(
     .fetch_one(&mut *tx)
     .await?;
     tx.commit().await?;
-    Ok(Claim::Ours { fence })
+    Ok(Claim::Ours {
+        fence,
+        provider_key,
+    })
 }
 // ANCHOR_END: claim
 
@@ -185,20 +194,20 @@ async fn record(
 // ANCHOR: complete
 /// The completer: every key still 'started' whose lease has run out at `now` belongs to a
 /// request that died between its phases. Take it over, as its client's retry would, ask the
-/// provider again under the same derived key, and record what it answers. Returns how many it
+/// provider again under the key's provider key, and record what it answers. Returns how many it
 /// finished.
 pub async fn complete(pool: &PgPool, completion: &Completion) -> Result<usize, sqlx::Error> {
     let Completion { provider, now } = completion;
     let now = *now;
-    let abandoned: Vec<(String, String, String)> = sqlx::query_as(
-        "SELECT client_id, key, request FROM idempotency_keys
+    let abandoned: Vec<(String, String, String, String)> = sqlx::query_as(
+        "SELECT client_id, key, request, provider_key::text FROM idempotency_keys
           WHERE recovery_point = 'started' AND locked_until < $1",
     )
     .bind(now)
     .fetch_all(pool)
     .await?;
     let mut finished = 0;
-    for (client, key, request) in abandoned {
+    for (client, key, request, provider_key) in abandoned {
         // The lease, taken with a new fence, only if nobody took it since the look.
         let fence: Option<i64> = sqlx::query_scalar(
             "UPDATE idempotency_keys SET locked_until = $3, fence = fence + 1
@@ -221,7 +230,7 @@ pub async fn complete(pool: &PgPool, completion: &Completion) -> Result<usize, s
             amount_cents: payment.amount_cents,
             currency: payment.currency.clone(),
         };
-        let Ok(charge) = provider.charge(&derived_key(&client, &key), &charge).await else {
+        let Ok(charge) = provider.charge(&provider_key, &charge).await else {
             continue; // the provider again: the next run of the completer tries again
         };
         if let Reply::Created(_) =
@@ -238,14 +247,6 @@ pub async fn complete(pool: &PgPool, completion: &Completion) -> Result<usize, s
 fn payment_of(fingerprint: &str) -> Option<NewPayment> {
     serde_json::from_str(fingerprint.strip_prefix("POST /payments ")?).ok()
 }
-
-// ANCHOR: derived_key
-/// The provider's key for a client's key: derived from both (lesson 06), so that every attempt
-/// at one request, the completer's included, asks for the same charge.
-fn derived_key(client: &str, key: &str) -> String {
-    format!("{client}:{key}")
-}
-// ANCHOR_END: derived_key
 
 fn charge_of(request: &PaymentRequest) -> ChargeRequest {
     ChargeRequest {
