@@ -138,6 +138,6 @@ pub(crate) fn failed(error: &ServerError) -> ViolationKind {
     let code = (error.sqlstate.as_deref()).map_or(String::new(), |c| format!(", SQLSTATE {c}"));
     ViolationKind::Common(Common::HandlerFailed {
         error: format!("{status}{code}: {}", error.detail),
-        cause: FailureCause::of_code(error.sqlstate.as_deref()),
+        cause: FailureCause::of_problem(error.sqlstate.as_deref(), &error.detail),
     })
 }

@@ -32,7 +32,7 @@ pub use http::{Answer, Call, Http, ServerError, answered, describe as describe_a
 pub use payment::Payment;
 pub use request::{MAX_KEY_CHARS, NewPayment, PaymentRequest, Reply, Stored, check_key};
 pub use subject::{Handler, Subject};
-pub use violation::{Delivery, FailureCause, Violation, ViolationKind};
+pub use violation::{Delivery, FailureCause, Kept, Violation, ViolationKind};
 
 #[doc(hidden)]
 pub mod __private {

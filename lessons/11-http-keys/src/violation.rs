@@ -1,5 +1,7 @@
 use std::fmt;
 
+use chrono::{DateTime, Utc};
+
 use kit::{Common, Explain, Speaks, Topic, Words};
 
 use crate::Answer;
@@ -17,6 +19,18 @@ const LESSON: &str = "11";
 fn see(section: &str) -> String {
     kit::see(LESSON, section)
 }
+
+/// A key's row that the expiry job left, though it ran past the key's window.
+#[derive(Debug)]
+pub struct Kept {
+    /// `created_at` when the key's first request had been answered.
+    pub claimed: DateTime<Utc>,
+    /// `created_at` once the job had run.
+    pub now: DateTime<Utc>,
+}
+
+/// How a message prints a moment: to the microsecond, as PostgreSQL keeps it.
+const TIME: &str = "%Y-%m-%d %H:%M:%S%.6f UTC";
 
 #[derive(Debug)]
 pub enum ViolationKind {
@@ -46,9 +60,9 @@ pub enum ViolationKind {
     InFlightWithoutRetryAfter { answer: String },
     /// A client was answered with a payment that is not its own.
     NotItsPayment { client: String, answer: String },
-    /// The expiry job forgot the key (its window over), and a request under it was still
-    /// answered as a replay.
-    RememberedPastWindow { answer: String },
+    /// The expiry job ran once the key's window was over, and a request under the key was
+    /// still answered as a replay. `kept`: the job left the key's row, and why.
+    RememberedPastWindow { answer: String, kept: Option<Kept> },
     /// What any lesson can catch: a failed or stuck request, a hidden failure, a test that
     /// could not run.
     Common(Common<Box<Answer>>),
@@ -75,7 +89,7 @@ impl Speaks for ViolationKind {
             Topic::Failed(FailureCause::Cancelled | FailureCause::LockNotAvailable) => {
                 see("While the first request is in flight")
             }
-            Topic::Failed(FailureCause::PoolExhausted) => {
+            Topic::Failed(FailureCause::PoolExhausted | FailureCause::UnexpectedNull) => {
                 see("The response is stored with the payment")
             }
             Topic::Failed(_) => see("One payment per key"),
@@ -213,7 +227,26 @@ impl Explain<Delivery> for ViolationKind {
                  client is shown another's payment.\n{}",
                 see("A key belongs to its client")
             ),
-            ViolationKind::RememberedPastWindow { answer } => write!(
+            ViolationKind::RememberedPastWindow {
+                answer,
+                kept: Some(kept),
+            } => write!(
+                f,
+                "the keys' expiry job ran once the key's 24-hour window was over, and left the \
+                 key's row in idempotency_keys: its created_at read {}, where the key's first \
+                 request had claimed it at {}, so the job, which deletes by created_at, took it \
+                 for a recent key. The same request under the key was then answered {answer}, a \
+                 replay.\n\
+                 Something wrote created_at after the key was claimed (an UPDATE or an upsert on \
+                 the replay's path, for instance). The window the API publishes counts from the \
+                 key's first request; a key whose created_at moves each time it is used stays for \
+                 as long as its client keeps using it, and the table is no longer bounded by the \
+                 window.\n{}",
+                kept.now.format(TIME),
+                kept.claimed.format(TIME),
+                see("Keys do not live forever")
+            ),
+            ViolationKind::RememberedPastWindow { answer, kept: None } => write!(
                 f,
                 "the keys' expiry job deleted the key's row from idempotency_keys (claimed more \
                  than 24 hours before the job ran), and the same request under the key was \

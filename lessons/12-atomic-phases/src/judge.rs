@@ -149,7 +149,7 @@ fn every_answer_says_what_to_do(
             Err(error) => {
                 return Err(ViolationKind::Common(Common::HandlerFailed {
                     error: format!("{:?}: {}", error.status, error.detail),
-                    cause: FailureCause::of_code(error.sqlstate.as_deref()),
+                    cause: FailureCause::of_problem(error.sqlstate.as_deref(), &error.detail),
                 }));
             }
             Ok(answer) if matches!(answer.status, 409 | 503) && answer.retry_after.is_none() => {

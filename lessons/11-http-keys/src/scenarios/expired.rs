@@ -4,7 +4,7 @@ use sqlx::PgPool;
 
 use super::{CLIENT, KEY, judge, payment, prepare, send_each};
 use crate::judge::verdict;
-use crate::{Delivery, Handler, KEY_WINDOW, Subject, Violation, ViolationKind, expire_keys};
+use crate::{Delivery, Handler, KEY_WINDOW, Kept, Subject, Violation, ViolationKind, expire_keys};
 
 // ANCHOR: forgotten_after_its_window
 /// acme pays, and the keys' expiry job runs at the very end of the key's window: acme's retry
@@ -30,6 +30,8 @@ pub async fn forgotten_after_its_window<H: Handler>(subject: Subject<H>) -> Resu
     expire(&pool, past)
         .await
         .map_err(Violation::setup(during))?;
+    // Read before the request: whether the job's DELETE left the row, and why it did.
+    let survived = created_at(&pool).await.map_err(Violation::setup(during))?;
     let again = send_each(&subject, &pool, &[payment()]).await;
     let rows = (payments.of(CLIENT).await).map_err(Violation::setup(during))?;
     if let [Ok(answer)] = &again.iter().map(|s| &s.outcome).collect::<Vec<_>>()[..]
@@ -39,6 +41,7 @@ pub async fn forgotten_after_its_window<H: Handler>(subject: Subject<H>) -> Resu
         return Err(Violation::caught(during, None)(
             ViolationKind::RememberedPastWindow {
                 answer: answer.shown(),
+                kept: survived.map(|now| Kept { claimed, now }),
             },
         ));
     }
@@ -58,6 +61,18 @@ async fn claimed_at(pool: &PgPool) -> Result<DateTime<Utc>, KitError> {
         .map_err(KitError::database(
             "read when the key was claimed: the keys' expiry job reads created_at of \
              idempotency_keys, one row per client and key",
+        ))
+}
+
+/// The key's `created_at` once the job has run past its window, or `None`: the job deleted it.
+async fn created_at(pool: &PgPool) -> Result<Option<DateTime<Utc>>, KitError> {
+    sqlx::query_scalar("SELECT created_at FROM idempotency_keys WHERE client_id = $1 AND key = $2")
+        .bind(CLIENT)
+        .bind(KEY)
+        .fetch_optional(pool)
+        .await
+        .map_err(KitError::database(
+            "read whether the keys' expiry job left the key's row in idempotency_keys",
         ))
 }
 

@@ -206,6 +206,21 @@ fn general_meaning(cause: FailureCause, w: &Words) -> String {
              transaction waits for a second connection that never comes.",
             w.caller
         ),
+        FailureCause::NoRow => format!(
+            "A query of the {code}'s that expected a row found none. The database refused \
+             nothing (there is no SQLSTATE): the row was not there for that statement. Either \
+             it was never written; or another transaction deleted it, or had not yet \
+             committed it, between two of the {code}'s statements; or the statement passed it \
+             over on purpose, as `SKIP LOCKED` passes over a row another transaction holds \
+             locked, so that a busy row reads as a missing one."
+        ),
+        FailureCause::UnexpectedNull => format!(
+            "The {code} read NULL from a column it reads as a value. The database refused \
+             nothing (there is no SQLSTATE): the row was there, and that column was empty when \
+             the {code} read it. Either the row was committed before that column was filled \
+             (written in two steps, with a commit between them, so that another {call} read it \
+             in between), or nothing ever fills it in that row."
+        ),
         FailureCause::Other => format!(
             "Nothing this test did to the {call} caused this error: it came from the {code}'s \
              own statements, and a correct {code} completes this {call}. The SQLSTATE, when the \
