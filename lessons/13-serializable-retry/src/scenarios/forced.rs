@@ -24,8 +24,9 @@ const OTHER_APPROVES_ON_CARD_1: &str = "BEGIN ISOLATION LEVEL SERIALIZABLE; \
 /// approval of 80.00 on card-1 is uncommitted: each reads a total of 0, and each writes a card
 /// the other only read. Every statement of the delivery succeeds; its COMMIT waits for the other
 /// worker, which commits first; then PostgreSQL refuses the delivery's COMMIT with 40001,
-/// since no one-at-a-time order gives both approvals. Run again from its BEGIN, the delivery
-/// reads a total of 80.00 and declines.
+/// since no one-at-a-time order gives both approvals. Judged: auth-1 ends decided, once, by the
+/// delivery, with the other worker's 80.00 counted against the limit; a delivery that hands the
+/// 40001 back has decided nothing.
 pub async fn aborted_at_commit<H: Handler>(subject: Subject<H>) -> Result<(), Violation> {
     let during = Delivery::Story(
         "auth-1 (80.00 on card-2) was delivered while another worker's approval of 80.00 on \
@@ -65,8 +66,9 @@ const OTHER_APPROVES_ON_CARD_2: &str = "BEGIN ISOLATION LEVEL SERIALIZABLE; \
 /// The lost update, caught at a statement. The delivery asks for 60.00 on card-2 while another
 /// worker's approval of 30.00 on the same card is uncommitted: the delivery's UPDATE waits for
 /// the row; the other worker commits; and the UPDATE fails with 40001, because the row changed
-/// after the delivery's snapshot was taken. Run again from its BEGIN, the delivery sees 30.00
-/// spent and approves: 90.00 of 100.00.
+/// after the delivery's snapshot was taken. Judged: auth-1 ends decided, once, by the delivery,
+/// within the limit; the other worker's 30.00 leaves room for it, so a delivery that hands the
+/// 40001 back has refused a payment nothing was wrong with.
 pub async fn aborted_at_an_update<H: Handler>(subject: Subject<H>) -> Result<(), Violation> {
     let during = Delivery::Story(
         "auth-1 (60.00 on card-2) was delivered while another worker's approval of 30.00 on the \
