@@ -56,7 +56,7 @@ pub use interleaving::{AfterKill, Interleaving, Rows, Session, StepResult, Worke
 pub use leftovers::{drop_leftovers, machine_tag, process_is_gone};
 pub use schema::Schema;
 pub use script::{Fault, NoDelivery, Outcomes, Ran, Script};
-pub use server::{Backend, Server, server};
+pub use server::{Backend, Server, durable_local_server, server};
 pub use sqlstate::{
     DbError, code_of, describe_outcome, describe_postgres, describe_sqlx, is_unique_violation,
     meaning,

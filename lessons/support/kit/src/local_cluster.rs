@@ -2,7 +2,8 @@
 //!
 //! It listens only on a unix socket in a private temporary directory (no TCP port to collide
 //! on), runs with durability off (a test database is worth nothing after the test), and is
-//! removed when the test process ends, even if it is killed.
+//! removed when the test process ends, even if it is killed. A measurement may ask for a durable
+//! one instead ([`crate::durable_local_server`]).
 
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
@@ -23,15 +24,16 @@ const MINIMUM_MAJOR_VERSION: u32 = 13;
 /// stops the server and deletes the directory.
 ///
 /// The server's settings are a test server's: durability off (a test database is worth nothing
-/// after the test), and deadlocks detected after 100 ms instead of a second, since a handler
-/// that deadlocks (a wrong fix under FOR SHARE, say) can deadlock once per worker of a barrier.
+/// after the test; `$5` says so, and a measurement may pass `DURABLE` instead), and deadlocks
+/// detected after 100 ms instead of a second, since a handler that deadlocks (a wrong fix under
+/// FOR SHARE, say) can deadlock once per worker of a barrier.
 ///
 /// It runs in a process group of its own, so a Ctrl-C aimed at the tests does not kill it before
 /// it cleans up. It ignores SIGPIPE: if the test process dies before reading `ready`, that
 /// line's write fails instead of killing the shell with the server already running.
 const WATCHDOG: &str = r#"
 trap '' PIPE HUP INT
-bindir=$1 template=$2 scratch=$3 prefix=$4
+bindir=$1 template=$2 scratch=$3 prefix=$4 settings=$5
 if ! run=$(mktemp -d "$scratch/$prefix-XXXXXX"); then
     echo "could not create a directory in $scratch"; exit 1
 fi
@@ -43,7 +45,7 @@ if ! cp -R -p "$template" "$run/data"; then
     echo "could not copy the initialised data directory $template"; rm -rf "$run"; exit 1
 fi
 if ! "$bindir/pg_ctl" start -w -t 60 -D "$run/data" -l "$run/server.log" \
-    -o "-k '$run' -c listen_addresses='' -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_wal_size=4GB -c deadlock_timeout=100ms" \
+    -o "-k '$run' -c listen_addresses='' -c max_connections=300 $settings -c max_wal_size=4GB -c deadlock_timeout=100ms" \
     >/dev/null 2>&1; then
     echo "the server did not start; its log says:"; tail -n 20 "$run/server.log"
     stop_and_remove; exit 1
@@ -80,7 +82,28 @@ pub fn run_dir_prefix(test_process: u32) -> String {
     format!("wbpg-{test_process}")
 }
 
+/// A test server's durability: none (a test database is worth nothing after the test).
+const NOT_DURABLE: &str = "-c fsync=off -c synchronous_commit=off -c full_page_writes=off";
+
+/// A production server's durability, each setting at its default: every commit that wrote waits
+/// for its WAL to reach the disk, and a page's first change after a checkpoint writes it whole.
+const DURABLE: &str = "-c fsync=on -c synchronous_commit=on -c full_page_writes=on";
+
 pub(crate) fn start() -> Result<Server, KitError> {
+    start_with(NOT_DURABLE, fastest_scratch_space(), "")
+}
+
+/// The same throwaway cluster, but durable, its data in the temporary directory (`TMPDIR`, or
+/// /tmp) instead of memory: for measuring what durability costs, not for tests.
+pub(crate) fn start_durable() -> Result<Server, KitError> {
+    start_with(
+        DURABLE,
+        std::env::temp_dir(),
+        ", durable (fsync, synchronous_commit and full_page_writes on)",
+    )
+}
+
+fn start_with(settings: &str, scratch: PathBuf, kind: &str) -> Result<Server, KitError> {
     let bindir = find_bindir().ok_or_else(|| {
         KitError::provision(
             "local binaries",
@@ -93,13 +116,18 @@ pub(crate) fn start() -> Result<Server, KitError> {
     let template = initialised_data_directory(&bindir, major, &owner)?;
 
     // A short path: unix socket paths are limited to about 100 bytes (103 on macOS).
-    let scratch = fastest_scratch_space();
     let prefix = PathBuf::from(run_dir_prefix(std::process::id()));
     let mut sh = owner.command("sh");
     let mut watchdog = watchdog(
         &mut sh,
         WATCHDOG,
-        [&bindir, &template, &scratch, &prefix],
+        [
+            bindir.as_os_str(),
+            template.as_os_str(),
+            scratch.as_os_str(),
+            prefix.as_os_str(),
+            settings.as_ref(),
+        ],
         &scratch,
     )
     .spawn()
@@ -127,7 +155,7 @@ pub(crate) fn start() -> Result<Server, KitError> {
         Backend::LocalBinaries,
         format!("postgresql://postgres@{socket_dir}:5432/postgres"),
         format!(
-            "started a throwaway PostgreSQL {major} from {} (socket in {}), removed when the tests end",
+            "started a throwaway PostgreSQL {major}{kind} from {} (socket in {}), removed when the tests end",
             bindir.display(),
             run.display()
         ),

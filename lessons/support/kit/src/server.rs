@@ -74,6 +74,32 @@ pub fn server() -> Result<&'static Server, KitError> {
         .map_err(|message| KitError::Unavailable(message.clone()))
 }
 
+/// Makes this process's server a throwaway cluster of the PostgreSQL binaries installed here that
+/// commits as a production server does: its data in the temporary directory (`TMPDIR`, or /tmp),
+/// not in memory, so on disk unless that directory is a tmpfs itself; `fsync`,
+/// `synchronous_commit` and `full_page_writes` on; otherwise the tests' settings. For measuring
+/// what durability costs (`guard_cost --durable`), not for tests. The server is chosen once per
+/// process: call this before anything asks for [`server`], or it fails.
+pub fn durable_local_server() -> Result<&'static Server, KitError> {
+    let mut started = false;
+    let chosen = SERVER.get_or_init(|| {
+        started = true;
+        let server = local_cluster::start_durable().map_err(|e| e.to_string());
+        if let Ok(server) = &server {
+            let _ = writeln!(std::io::stderr(), "workbook: {}", server.description);
+        }
+        server
+    });
+    if !started {
+        return Err(KitError::Unavailable(
+            "the server was chosen already: ask for the durable one first".into(),
+        ));
+    }
+    chosen
+        .as_ref()
+        .map_err(|message| KitError::Unavailable(message.clone()))
+}
+
 fn choose() -> Result<Server, String> {
     let forced = std::env::var(BACKEND_VAR).ok();
     let database_url = std::env::var("DATABASE_URL")
