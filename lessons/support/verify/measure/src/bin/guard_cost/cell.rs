@@ -37,6 +37,10 @@ pub struct Measured {
     pub dead_tuples: i64,
     pub wal_bytes: i64,
     pub xids: i64,
+    /// Times the server synced its WAL to disk (`pg_stat_wal.wal_sync`): none without fsync; on
+    /// a durable server, at most one per commit that must wait for the disk (concurrent commits
+    /// can share one).
+    pub wal_syncs: i64,
 }
 
 impl Measured {
@@ -104,7 +108,7 @@ pub async fn measure(
             &[&(payments as i64)],
         )
         .await?;
-    let dead_tuples = dead_tuples(&db, &observer).await?;
+    let (dead_tuples, wal_syncs) = once_sessions_end(&db, &observer).await?;
     Ok(Measured {
         deliveries,
         seconds,
@@ -120,6 +124,7 @@ pub async fn measure(
         dead_tuples,
         wal_bytes: after.wal_bytes - before.wal_bytes,
         xids: after.next_xid - before.next_xid,
+        wal_syncs: wal_syncs - before.wal_syncs,
     })
 }
 
@@ -190,11 +195,12 @@ pub async fn seed(
     Ok(())
 }
 
-/// The server's cluster-wide counters: the end of the WAL written so far, and the next
-/// transaction id (read from a snapshot, which assigns none).
+/// The server's cluster-wide counters: the end of the WAL written so far, the next transaction
+/// id (read from a snapshot, which assigns none), and the WAL syncs reported so far.
 struct Counters {
     wal_bytes: i64,
     next_xid: i64,
+    wal_syncs: i64,
 }
 
 impl Counters {
@@ -202,13 +208,15 @@ impl Counters {
         let row = observer
             .query_one(
                 "SELECT (pg_current_wal_insert_lsn() - '0/0')::bigint,
-                        pg_snapshot_xmax(pg_current_snapshot())::text::bigint",
+                        pg_snapshot_xmax(pg_current_snapshot())::text::bigint,
+                        (SELECT wal_sync FROM pg_stat_wal)",
                 &[],
             )
             .await?;
         Ok(Counters {
             wal_bytes: row.get(0),
             next_xid: row.get(1),
+            wal_syncs: row.get(2),
         })
     }
 }
@@ -216,9 +224,12 @@ impl Counters {
 /// Dead row versions the run left in the benchmark's tables: every version written (each insert
 /// and each update writes one, and the statistics count them whether or not their transaction
 /// committed) less the rows alive at the end. Exact, unlike `n_dead_tup`, which on-access
-/// pruning lowers as it goes. Read once every worker's session has ended (a backend reports its
-/// counts to the statistics system as it exits).
-async fn dead_tuples(db: &TestDatabase, observer: &Client) -> Result<i64, tokio_postgres::Error> {
+/// pruning lowers as it goes. And the server's WAL syncs so far. Both read once every worker's
+/// session has ended (a backend reports its counts to the statistics system as it exits).
+async fn once_sessions_end(
+    db: &TestDatabase,
+    observer: &Client,
+) -> Result<(i64, i64), tokio_postgres::Error> {
     loop {
         let others: i64 = observer
             .query_one(
@@ -240,9 +251,10 @@ async fn dead_tuples(db: &TestDatabase, observer: &Client) -> Result<i64, tokio_
         .query_one(
             "SELECT (SELECT sum(n_tup_ins + n_tup_upd) FROM pg_stat_user_tables)::bigint
                   - (SELECT count(*) FROM payments) - (SELECT count(*) FROM processed_events)
-                  - (SELECT count(*) FROM ledger) - (SELECT count(*) FROM consumer_offsets)",
+                  - (SELECT count(*) FROM ledger) - (SELECT count(*) FROM consumer_offsets),
+                    (SELECT wal_sync FROM pg_stat_wal)",
             &[],
         )
         .await?;
-    Ok(row.get(0))
+    Ok((row.get(0), row.get(1)))
 }

@@ -36,7 +36,12 @@ pub enum Handled {
     Skipped,
 }
 
-/// A serializable delivery gives up after this many attempts, as lesson 13's solution does.
+/// A serializable delivery gives up after this many attempts: twice lesson 13's bound (its
+/// solution's `MOST_ATTEMPTS` is 5), and with shorter waits between them (see
+/// `serializable_with_retry`). The benchmark measures what SERIALIZABLE costs when a delivery is
+/// retried until it commits, not lesson 13's give-up policy; a delivery that still gives up is
+/// delivered again after the stream, and counted (`redelivered`). The chapter's figures were
+/// measured with this bound.
 const MOST_ATTEMPTS: u32 = 10;
 
 impl Strategy {
@@ -195,6 +200,8 @@ impl Strategy {
 }
 
 /// Lesson 13's loop: the whole transaction again on 40001 or 40P01, with a jittered backoff.
+/// Its waits are shorter than lesson 13's (`serializable_retry::backoff`: up to 5 ms after the
+/// first failure, doubling to 100 ms): up to 0.2 ms after the first, doubling to 6.4 ms.
 async fn serializable_with_retry(
     pool: &PgPool,
     event: &Event,
