@@ -72,20 +72,22 @@ impl<H: Handler> kit::Handler<Call> for Http<H> {
         call: Call,
     ) -> impl Future<Output = Self::Output> + Send + 'static + use<H> {
         let handler = self.0.clone();
-        async move { answered(pool, handler, &call).await }
+        async move { answered(pool, handler, crate::from_payments, &call).await }
     }
 }
 
-/// `call`, sent to an API served for this one request in front of `handler`, on `pool`. The API
+/// `call`, sent to an API served for this one request in front of `handler`, on `pool`, showing
+/// payments with `show`. The API
 /// and its client are in the caller's future: a script that drops it drops the request's
 /// handler where it is. Once the client has its answer, the API is done. Lesson 12 serves its
 /// scripted requests the same way.
 pub async fn answered<H: Handler>(
     pool: PgPool,
     handler: H,
+    show: crate::ShowPayment,
     call: &Call,
 ) -> Result<Answer, ServerError> {
-    let (url, serving) = (one_connection(pool, handler).await).map_err(|e| ServerError {
+    let (url, serving) = (one_connection(pool, handler, show).await).map_err(|e| ServerError {
         status: None,
         sqlstate: None,
         detail: format!("the API could not start: {e}"),

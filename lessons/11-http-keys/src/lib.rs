@@ -20,7 +20,9 @@ mod http;
 mod judge;
 mod observe;
 mod payment;
+mod problem;
 mod request;
+mod resource;
 pub mod scenarios;
 pub mod serve;
 pub mod server;
@@ -31,6 +33,7 @@ pub use expiry::{BATCH_LIMIT, KEY_WINDOW, expire_keys};
 pub use http::{Answer, Call, Http, ServerError, answered, describe as describe_answer, send};
 pub use payment::Payment;
 pub use request::{MAX_KEY_CHARS, NewPayment, PaymentRequest, Reply, Stored, check_key};
+pub use resource::{ShowPayment, Showing, from_payments};
 pub use subject::{Handler, Subject};
 pub use violation::{Delivery, FailureCause, Kept, Violation, ViolationKind};
 

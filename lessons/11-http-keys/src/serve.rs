@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use sqlx::PgPool;
 
 use crate::server::Server;
-use crate::{Handler, PaymentRequest, Reply, Subject};
+use crate::{Handler, PaymentRequest, Reply, ShowPayment, Subject};
 
 /// The port when none is given: 8000 and the lesson's number (8011, 8012), so that the book's
 /// commands work as printed and both lessons' APIs can run at once.
@@ -55,14 +55,15 @@ impl Arguments {
 /// The `serve` binary of lesson 11's exercise and solution:
 /// `serve --database NAME [--fresh] [--port N]`, run by `cargo workbook serve 11`.
 pub fn main<H: Handler>(subject: Subject<H>) -> ExitCode {
-    main_for(11, subject)
+    main_for(11, subject, crate::from_payments)
 }
 
-/// The `serve` binary of lesson `lesson`, whose `subject` answers lesson 11's requests.
-pub fn main_for<H: Handler>(lesson: u8, subject: Subject<H>) -> ExitCode {
+/// The `serve` binary of lesson `lesson`, whose `subject` answers lesson 11's requests and whose
+/// payments `show` reads.
+pub fn main_for<H: Handler>(lesson: u8, subject: Subject<H>, show: ShowPayment) -> ExitCode {
     let parse = move |args| Arguments::parse(lesson, args);
     kit::deliver::by_hand_binary(parse, async |arguments: Arguments| {
-        match serve(&arguments, subject).await {
+        match serve(&arguments, subject, show).await {
             Ok(never) => match never {},
             Err(message) => {
                 eprintln!("error: {message}");
@@ -76,6 +77,7 @@ pub fn main_for<H: Handler>(lesson: u8, subject: Subject<H>) -> ExitCode {
 async fn serve<H: Handler>(
     arguments: &Arguments,
     subject: Subject<H>,
+    show: ShowPayment,
 ) -> Result<std::convert::Infallible, String> {
     let Arguments {
         lesson,
@@ -84,15 +86,16 @@ async fn serve<H: Handler>(
         port,
     } = arguments;
     let pool = kit::deliver::lesson_database(database, *fresh, &subject.schema).await?;
-    let server = Server::start_on(&format!("127.0.0.1:{port}"), pool, logged(subject.handler))
-        .await
-        .map_err(|e| match e.kind() {
+    let addr = format!("127.0.0.1:{port}");
+    let server = (Server::start_on(&addr, pool, logged(subject.handler), show).await).map_err(
+        |e| match e.kind() {
             std::io::ErrorKind::AddrInUse => format!(
                 "port {port} is taken (is another `cargo workbook serve` still running?): stop \
                  it, or pick another port with --port (--port 0 takes any free one)"
             ),
             _ => format!("the payment API could not listen on port {port}: {e}"),
-        })?;
+        },
+    )?;
     let url = server.url();
     println!("Lesson {lesson}'s payment API listens on {url}, against the database {database}.");
     println!(

@@ -27,7 +27,9 @@ impl<H: Handler> kit::deliver::Feed for RequestFeed<H> {
     }
 
     async fn deliver(&self, pool: &PgPool, call: Call) -> Result<String, String> {
-        let server = (Server::start(pool.clone(), paying(self.handlers.clone())).await)
+        let paying = paying(self.handlers.clone());
+        let server = (Server::start_on("127.0.0.1:0", pool.clone(), paying, crate::show_charge)
+            .await)
             .map_err(|e| format!("the payment API could not start: {e}"))?;
         let outcome = send(&reqwest::Client::new(), &server.url(), &call).await;
         server.stop().await;
@@ -95,5 +97,6 @@ pub fn serve<H: Handler>(subject: kit::Subject<H>) -> ExitCode {
             handler: paying(handler),
             schema,
         },
+        crate::show_charge,
     )
 }

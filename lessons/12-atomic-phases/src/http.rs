@@ -136,5 +136,5 @@ async fn answer<H: Handler>(
         };
         kit::Handler::call(handlers.pay(), pool, attempt)
     };
-    http_keys::answered(pool, attempt, &request.call).await
+    http_keys::answered(pool, attempt, crate::show_charge, &request.call).await
 }

@@ -14,6 +14,7 @@
 
 mod attempt;
 pub mod by_hand;
+mod charges;
 mod http;
 mod judge;
 pub mod provider;
@@ -21,6 +22,7 @@ pub mod scenarios;
 mod violation;
 
 pub use attempt::{Attempt, Clock, LEASE};
+pub use charges::show_charge;
 pub use http::{Completion, Handler, Handlers, Http, Outcome, Request, Step};
 pub use provider::{Behaviour, Charge, ChargeRequest, ProviderClient, ProviderError};
 pub use violation::{Delivery, FailureCause, Violation, ViolationKind};

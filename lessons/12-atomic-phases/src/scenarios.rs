@@ -437,7 +437,13 @@ pub async fn slow_provider_holds_up_no_one<H: Handler>(
         };
         kit::Handler::call(handlers.pay(), pool, attempt)
     };
-    let server = (http_keys::server::Server::start(pool.clone(), handler).await).map_err(|e| {
+    let serving = http_keys::server::Server::start_on(
+        "127.0.0.1:0",
+        pool.clone(),
+        handler,
+        crate::show_charge,
+    );
+    let server = serving.await.map_err(|e| {
         Violation::setup(during)(kit::KitError::Provision {
             what: "the payment API".into(),
             detail: e.to_string(),
