@@ -109,6 +109,7 @@ pub(crate) fn verdict(
             recorded: books.recorded,
             charged_cents: books.charged_cents,
             amount,
+            answers: (answers.iter().flatten()).map(Answer::shown).collect(),
         });
     }
     last_answer_names(answers, books.provider_charge.as_deref())

@@ -28,6 +28,8 @@ pub enum ViolationKind {
         recorded: i64,
         charged_cents: i64,
         amount: i64,
+        /// What the client was answered, when it came back (none: judged before any retry).
+        answers: Vec<String>,
     },
     /// Every request and the completer are done, and the provider never charged.
     NeverCharged {
@@ -123,18 +125,30 @@ impl Explain<Delivery> for ViolationKind {
                 recorded,
                 charged_cents,
                 amount,
+                answers,
             } => write!(
                 f,
                 "the provider charged acme once ({amount} cents), and our books hold {recorded} \
                  record(s) of it, {charged_cents} cents in all.\n{}\n{}",
-                if *recorded == 0 {
-                    "A charge the provider made and we never recorded is money taken that our \
-                     books cannot account for, and a client that never comes back is never told \
-                     of it."
-                } else {
-                    "Two requests recorded one charge: one of them worked on the key after it \
-                     had lost it (its lease ran out and another took the key over). The last \
-                     phase writes only while the key is still the request's own."
+                match (*recorded, &answers[..]) {
+                    (0, []) => "A charge the provider made and we never recorded is money taken \
+                                that our books cannot account for, and a client that never comes \
+                                back is never told of it."
+                        .to_string(),
+                    (0, answers) => format!(
+                        "acme's requests were answered, in order: {}; and none recorded the \
+                         charge. A charge the provider made and we never recorded is money taken \
+                         that our books cannot account for, however often the client asks.",
+                        answers.join("; ")
+                    ),
+                    (1, _) => format!(
+                        "The charge is recorded once, and acme's total in `clients` says \
+                         {charged_cents} cents, not {amount}: our books disagree with themselves."
+                    ),
+                    _ => "Two requests recorded one charge: one of them worked on the key after \
+                          it had lost it (its lease ran out and another took the key over). The \
+                          last phase writes only while the key is still the request's own."
+                        .to_string(),
                 },
                 see("Recovery points")
             ),
