@@ -119,7 +119,7 @@ fn judge_event(
     if !agrees || (expect.gives_up == Some(event) && !handled.is_empty()) {
         return Err(ViolationKind::Misreported {
             event: event.into(),
-            recorded: recorded.map_or("no decision".into(), |d| format!("{d:?}").into()),
+            recorded: recorded.map(Into::into),
             reported: (results.iter())
                 .map(|r| match r {
                     Ok(h) => format!("{:?} after {} attempt(s)", h.outcome, h.attempts),

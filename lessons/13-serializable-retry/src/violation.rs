@@ -60,7 +60,8 @@ pub enum ViolationKind {
     /// The decisions the deliveries reported are not the ones the database recorded.
     Misreported {
         event: Box<str>,
-        recorded: Box<str>,
+        /// The decision the database holds (`approved`, `declined`), if any.
+        recorded: Option<Box<str>>,
         reported: Box<[String]>,
     },
     /// The spending and the recorded decisions disagree.
@@ -216,17 +217,42 @@ impl Explain<Delivery> for ViolationKind {
             ),
             ViolationKind::Misreported {
                 event,
-                recorded,
+                recorded: Some(recorded),
                 reported,
             } => write!(
                 f,
-                "the database recorded {recorded} for {event}, and its deliveries reported \
+                "the database recorded {recorded:?} for {event}, and its deliveries reported \
                  {reported:?}.\n\
                  One delivery decides an event and says so; every other delivery of it \
                  changed nothing and must say Duplicate. A delivery that reports the decision \
                  of an attempt that was rolled back reports something that never happened.\n{}",
                 see("Retry the whole transaction")
             ),
+            ViolationKind::Misreported {
+                event,
+                recorded: None,
+                reported,
+            } => {
+                let said = |outcome: &str| reported.iter().any(|r| r.starts_with(outcome));
+                let why = if said("Duplicate") {
+                    "Duplicate says that another delivery decided the event before, and none \
+                     did: an event that was not decided (its card unknown, its retries spent) \
+                     was reported as a duplicate"
+                } else {
+                    "The decision a delivery reported was never committed: either it is the \
+                     decision of an attempt that was rolled back, or the delivery did not \
+                     decide (its card unknown, its retries spent) and reported a decision anyway"
+                };
+                write!(
+                    f,
+                    "the database holds no decision for {event}, and its deliveries reported \
+                     {reported:?}.\n\
+                     {why}. The card network takes the report as the decision; an event not \
+                     decided must reach it as an error, so that it knows the event was not \
+                     decided.\n{}",
+                    see("Retry the whole transaction")
+                )
+            }
             ViolationKind::StateDisagrees { summary } => write!(
                 f,
                 "the cards' spending and the recorded decisions tell different stories: \
