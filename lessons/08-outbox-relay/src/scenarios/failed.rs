@@ -58,7 +58,8 @@ async fn relay_killed<H: Handler>(
     let (db, world) = prepare(&subject, during).await?;
     (world.produce(&orders(2)).await).map_err(Violation::setup(during))?;
     let script = relay_crash(&subject.handler, lock);
-    play_then_drain(&subject, (&db, &world), script, RELAY_CRASH_ORDER, during).await
+    let order = (RELAY_CRASH_ORDER, Some("relay-1"));
+    play_then_drain(&subject, (&db, &world), script, order, during).await
 }
 
 /// The order [`relay_crash`]'s steps are played in.

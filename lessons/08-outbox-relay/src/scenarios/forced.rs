@@ -31,7 +31,7 @@ pub async fn rows_commit_out_of_order<H: Handler>(subject: Subject<H>) -> Result
         &subject,
         (&db, &world),
         script,
-        "a-writes b-commits relay a-commits again",
+        ("a-writes b-commits relay a-commits again", None),
         during,
     )
     .await

@@ -6,6 +6,7 @@ mod barrier;
 pub(crate) mod failed;
 mod forced;
 mod neighbours;
+mod refused;
 mod restored;
 mod sequential;
 
@@ -16,6 +17,7 @@ pub use failed::{
 };
 pub use forced::{consumers_race_for_one_message, rows_commit_out_of_order};
 pub use neighbours::other_orders_do_not_wait;
+pub use refused::broker_refuses_a_message;
 pub use restored::producer_restored_from_a_backup;
 pub use sequential::relayed_and_consumed_once;
 
@@ -126,16 +128,21 @@ async fn drain<H: Handler>(
 
 /// A relay scenario's middle and end: plays `script` in `permutation` order, lets the pipeline
 /// drain (relays until they find nothing, then the consumer), and judges every outbox row.
+/// What the relay the script kills (`killed`) reports is not judged, whether it returned at the
+/// kill or went on, on a new connection, to fail later where the kill had cut its transaction:
+/// no sender waits on a relay's report, and the next pass relays whatever it failed to. What
+/// it did to the outbox and the broker is judged with everything else.
 async fn play_then_drain<H: Handler>(
     subject: &Subject<H>,
     (db, world): (&TestDatabase, &World),
     script: kit::Script<Step, H>,
-    permutation: &str,
+    (permutation, killed): (&str, Option<&str>),
     during: Delivery,
 ) -> Result<(), Violation> {
     let (mut interleaving, ran) =
         kit::play(db, script, permutation, kit::describe_outcome, during).await?;
     let mut steps: Vec<_> = (ran.outcomes.into_iter())
+        .filter(|(worker, _)| Some(worker.as_str()) != killed)
         .map(|(_, outcome)| outcome)
         .collect();
     let pool = db.pool(1).await.map_err(Violation::setup(during))?;
