@@ -44,6 +44,12 @@ async fn a_relay_that_dies_while_it_publishes_loses_nothing() -> Result<(), Viol
     scenarios::relay_dies_while_it_publishes(subject!(handler::run)).await
 }
 
+/// The broker refuses one row's publish, once: the row still goes out, later.
+#[tokio::test]
+async fn a_message_the_broker_refused_is_published_later() -> Result<(), Violation> {
+    scenarios::broker_refuses_a_message(subject!(handler::run)).await
+}
+
 /// Scripted: one message reaches two consumers, the second while the first is shipping.
 #[tokio::test]
 async fn a_message_delivered_to_two_consumers_ships_once() -> Result<(), Violation> {

@@ -21,6 +21,7 @@ pub(crate) fn judge(
                 outbox_id: fate.outbox_id,
                 event_id: fate.event_id.clone(),
                 marked_sent: fate.sent,
+                refusal_reported_as: None,
             });
         }
         if fate.shipped > 1 {

@@ -23,6 +23,9 @@ pub enum ViolationKind {
         outbox_id: i64,
         event_id: String,
         marked_sent: bool,
+        /// When the broker refused this row's publish, what the relay's pass reported then
+        /// (`Ok(n)`: n rows relayed), if it reported success.
+        refusal_reported_as: Option<usize>,
     },
     /// One announcement shipped more than once.
     AppliedTwice {
@@ -119,6 +122,7 @@ impl Explain<Delivery> for ViolationKind {
                 outbox_id,
                 event_id,
                 marked_sent: false,
+                ..
             } => write!(
                 f,
                 "outbox row {outbox_id} ({event_id}) committed, yet it never reached the \
@@ -133,6 +137,20 @@ impl Explain<Delivery> for ViolationKind {
                 outbox_id,
                 event_id,
                 marked_sent: true,
+                refusal_reported_as: Some(relayed),
+            } => write!(
+                f,
+                "outbox row {outbox_id} ({event_id}) is marked sent, yet the broker never \
+                 received it. The broker refused its publish with an error, and the relay's \
+                 pass that met the error reported success ({relayed} row(s) relayed): the error \
+                 reached no one, and no later pass looks at a row marked sent.\n{}",
+                see("A relay publishes at least once")
+            ),
+            ViolationKind::NeverPublished {
+                outbox_id,
+                event_id,
+                marked_sent: true,
+                refusal_reported_as: None,
             } => write!(
                 f,
                 "outbox row {outbox_id} ({event_id}) is marked sent, yet the broker never \
@@ -148,10 +166,10 @@ impl Explain<Delivery> for ViolationKind {
                 f,
                 "{event_id} (outbox row {outbox_id}) was published {published} time(s), and the \
                  warehouse shipped it {shipped} times (expected once).\n\
-                 Copies of an event are part of the deal: a relay that dies between publishing \
-                 and marking its rows sent publishes them again, a broker redelivers what was \
-                 not acknowledged, and a producer may announce an event again. The consumer \
-                 handled each copy as new; nothing recorded which events it had already \
+                 Copies of an event are part of the deal: a relay that dies or fails between \
+                 publishing and marking its rows sent publishes them again, a broker redelivers \
+                 what was not acknowledged, and a producer may announce an event again. The \
+                 consumer handled each copy as new; nothing recorded which events it had already \
                  handled.\n{}",
                 see("The consumer must recognise a copy")
             ),

@@ -22,6 +22,11 @@ pub(crate) struct RowFate {
     pub(crate) sent: bool,
 }
 
+/// The SQLSTATE of the broker's refusal ([`World::refuse`]): PL/pgSQL's `raise_exception`, the
+/// code of an error a trigger raises. A correct relay returns it; nothing else in the lesson
+/// raises it.
+pub(crate) const REFUSED: &str = "P0001";
+
 /// The payload of the announcement for `order_id`, as the producer writes it.
 pub(crate) fn payload(order_id: &str) -> String {
     serde_json::json!({ "order_id": order_id }).to_string()
@@ -107,6 +112,34 @@ impl World {
                 sent: row.get(4),
             })
             .collect())
+    }
+
+    /// From now on, the broker refuses every message of `event_id`, as a broker that is down
+    /// for one partition would: the publish fails with [`REFUSED`], and the broker holds
+    /// nothing of it.
+    pub(crate) async fn refuse(&self, event_id: &str) -> Result<(), KitError> {
+        self.client
+            .batch_execute(&format!(
+                "CREATE FUNCTION broker.refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+                 BEGIN
+                     RAISE EXCEPTION 'the broker refused the message of %', NEW.event_id
+                         USING ERRCODE = '{REFUSED}',
+                               DETAIL = 'a fault the test injected: the broker is down';
+                 END;
+                 $$;
+                 CREATE TRIGGER refuse BEFORE INSERT ON broker.messages FOR EACH ROW
+                     WHEN (NEW.event_id = '{event_id}') EXECUTE FUNCTION broker.refuse();"
+            ))
+            .await
+            .map_err(KitError::observer("making the broker refuse a message"))
+    }
+
+    /// The broker takes every message again.
+    pub(crate) async fn stop_refusing(&self) -> Result<(), KitError> {
+        self.client
+            .batch_execute("DROP TRIGGER refuse ON broker.messages; DROP FUNCTION broker.refuse()")
+            .await
+            .map_err(KitError::observer("making the broker take messages again"))
     }
 
     /// The producer's database, restored from a backup taken before any announcement: its
