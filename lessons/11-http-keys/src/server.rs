@@ -100,10 +100,10 @@ async fn create_payment(
         Err(error) => Problem::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             "handler-failed",
-            "The payment could not be created",
+            "The request failed",
             format!(
-                "the handler failed ({}); nothing it did was committed, so the request may be \
-                 sent again with the same key",
+                "the handler failed ({}); whatever it had not committed was rolled back, and \
+                 the request may be sent again with the same key",
                 kit::describe_sqlx(&error)
             ),
         )
