@@ -29,7 +29,8 @@ include!(concat!(env!("OUT_DIR"), "/exercise_tests_11.rs"));
 
 /// The race tests of the lesson, by their names in `exercise-tests.rs`: what `cargo repeat 11`
 /// runs over and over, counting the shipped exercise caught for the lesson's reason. Not among
-/// them: the killed and cancelled requests and the other client's request, which the shipped
+/// them: the killed (half-way, or as it stores its response) and cancelled requests and the
+/// other client's request, which the shipped
 /// exercise passes, and the retry that stops waiting, which it fails for another reason (its
 /// retry, cut short while waiting to pay a second time, answers 500). Those exist for the wrong
 /// fixes; the solution must pass them every run too, which the closing note of the lesson's pull
@@ -131,6 +132,7 @@ mod tests {
     #[tokio::test]
     async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
         scenarios::killed_half_way_then_retried(super::exercise()).await?;
+        scenarios::killed_storing_its_response_then_retried(super::exercise()).await?;
         scenarios::cancelled_half_way_then_retried(super::exercise()).await?;
         scenarios::abandoned_half_way_then_retried(super::exercise()).await?;
         scenarios::forgotten_after_its_window(super::exercise()).await?;

@@ -68,6 +68,12 @@ async fn a_request_killed_half_way_leaves_its_key_free() -> Result<(), Violation
     scenarios::killed_half_way_then_retried(subject!(handler::create_payment)).await
 }
 
+/// The first request dies as it stores its response in the key's row; the retry pays once.
+#[tokio::test]
+async fn a_request_killed_storing_its_response_pays_once() -> Result<(), Violation> {
+    scenarios::killed_storing_its_response_then_retried(subject!(handler::create_payment)).await
+}
+
 /// The same with a cancelled statement: the request fails, says so, and its retry pays.
 #[tokio::test]
 async fn a_request_cancelled_half_way_leaves_its_key_free() -> Result<(), Violation> {

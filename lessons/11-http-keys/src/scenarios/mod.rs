@@ -13,6 +13,7 @@ pub use barrier::{barrier, barrier_rounds};
 pub use expired::forgotten_after_its_window;
 pub use failed::{
     abandoned_half_way_then_retried, cancelled_half_way_then_retried, killed_half_way_then_retried,
+    killed_storing_its_response_then_retried,
 };
 pub use forced::{
     another_request_races_an_uncommitted_first, retry_races_an_uncommitted_first,
