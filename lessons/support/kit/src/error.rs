@@ -28,11 +28,11 @@ pub enum KitError {
          {}=localhost:9092 cargo workbook check 07 --kafka\n  \
          2. install the pinned broker (a build of tens of minutes), where the kit looks for it:\n     \
          {}",
-        crate::broker::BOOTSTRAP_VAR,
-        crate::broker::TANSU_VERSION,
-        crate::broker::BOOTSTRAP_VAR,
-        crate::broker::BOOTSTRAP_VAR,
-        crate::broker::tansu_install_command()
+        crate::servers::broker::BOOTSTRAP_VAR,
+        crate::servers::broker::TANSU_VERSION,
+        crate::servers::broker::BOOTSTRAP_VAR,
+        crate::servers::broker::BOOTSTRAP_VAR,
+        crate::servers::broker::tansu_install_command()
     )]
     NoBroker,
 
@@ -43,7 +43,7 @@ pub enum KitError {
     #[error("the test's Kafka client could not {doing}: {detail}")]
     KafkaClient { doing: String, detail: String },
 
-    #[error("the kit could not {doing}: {}", crate::sqlstate::describe_sqlx(.source))]
+    #[error("the kit could not {doing}: {}", crate::words::sqlstate::describe_sqlx(.source))]
     Database {
         doing: &'static str,
         #[source]
@@ -52,7 +52,7 @@ pub enum KitError {
 
     #[error(
         "the test's own session failed while {doing}: {}",
-        crate::sqlstate::describe_postgres(.source)
+        crate::words::sqlstate::describe_postgres(.source)
     )]
     Observer {
         doing: String,

@@ -18,49 +18,45 @@
 //! - [`Subject`] pairs the handler under test with the schema it was written for.
 //!
 //! Nothing here knows about any lesson; lessons build their scenarios from these parts.
+//!
+//! The source is four rooms, each a folder: `servers` (the first four items above, and the
+//! development database), `engine` (interleavings, scripts, the barrier, playing a scenario),
+//! `words` (what a failure message says: violations, SQLSTATEs, causes, faults, traces) and
+//! `by_hand` (`deliver`, the envelope). The engine uses the servers and the words; nothing uses
+//! the engine back. This file only re-exports what lessons use.
 
-mod barrier;
-pub mod broker;
-mod common;
-mod database;
-mod deadline;
-pub mod deliver;
-mod delivery;
-pub mod dev_broker;
-pub mod dev_database;
-mod docker;
-pub mod envelope;
+mod by_hand;
+mod engine;
 mod error;
-mod failure;
-mod interleaving;
-mod keeper;
-mod leftovers;
-mod local_cluster;
-mod schema;
-mod script;
-mod server;
-mod sqlstate;
-mod subject;
-mod teaching;
-mod trace;
+mod servers;
+mod words;
 
-pub use barrier::{checking, in_the_checks, release_together, rounds, with_one_round};
-pub use broker::{Broker, broker};
-pub use common::{Common, Speaks, Topic, Words};
-pub use database::TestDatabase;
-pub use deadline::{DEADLINE_VAR, DID_NOT_FINISH};
-pub use delivery::Delivery;
+pub use by_hand::{deliver, envelope};
+pub use engine::barrier::{checking, in_the_checks, release_together, rounds, with_one_round};
+pub use engine::interleaving::{AfterKill, Interleaving, Rows, Session, StepResult, Worker};
+pub use engine::play::{play, prepare};
+pub use engine::script::{NoDelivery, Outcomes, Ran, Script};
+pub use engine::subject::{Handler, Subject};
 pub use error::KitError;
-pub use failure::FailureCause;
-pub use interleaving::{AfterKill, Interleaving, Rows, Session, StepResult, Worker};
-pub use leftovers::{drop_leftovers, machine_tag, process_is_gone};
-pub use schema::Schema;
-pub use script::{Fault, NoDelivery, Outcomes, Ran, Script};
-pub use server::{Backend, Server, durable_local_server, server};
-pub use sqlstate::{
+pub use servers::backend::{Backend, Server};
+pub use servers::broker::{Broker, broker};
+pub use servers::database::TestDatabase;
+pub use servers::deadline::{DEADLINE_VAR, DID_NOT_FINISH};
+pub use servers::leftovers::{drop_leftovers, machine_tag, process_is_gone};
+pub use servers::schema::Schema;
+pub use servers::server::{durable_local_server, server};
+pub use servers::{broker, dev_broker, dev_database};
+pub use words::common::{Common, Speaks, Topic, Words};
+pub use words::delivery::Delivery;
+pub use words::failure::FailureCause;
+pub use words::fault::Fault;
+pub use words::sqlstate::{
     DbError, code_of, describe_outcome, describe_postgres, describe_sqlx, is_unique_violation,
     meaning,
 };
+pub use words::teaching::{Explain, Violation, left_behind, see};
+pub use words::trace::{Trace, passing_trace, passing_traces};
+
 /// The longest event id any lesson accepts. Ids are keys people read in logs and type into
 /// psql; one longer than this is almost certainly a payload pasted into the wrong field.
 pub const MAX_ID_BYTES: usize = 200;
@@ -69,7 +65,3 @@ pub const MAX_ID_BYTES: usize = 200;
 pub mod __private {
     pub use sqlx::PgPool;
 }
-
-pub use subject::{Handler, Subject};
-pub use teaching::{Explain, Violation, left_behind, play, prepare, see};
-pub use trace::{Trace, passing_trace, passing_traces};

@@ -21,8 +21,8 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{AssertSqlSafe, Executor};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::KitError;
-use crate::server::{Backend, Server};
+use crate::error::KitError;
+use crate::servers::backend::{Backend, Server};
 
 /// How many times [`end_sessions`] looks, a millisecond apart, for the test's sessions to exit.
 const SESSION_EXIT_CHECKS: u32 = 2000;

@@ -7,9 +7,10 @@
 
 use std::fmt;
 
-use crate::common::{Common, Speaks};
-use crate::subject::Handler;
-use crate::{Fault, Interleaving, KitError, Ran, Schema, Script, TestDatabase, Trace};
+use crate::error::KitError;
+use crate::words::common::{Common, Speaks};
+use crate::words::fault::Fault;
+use crate::words::trace::{Trace, passing_trace};
 
 /// A lesson's kinds of violation, and how each is explained: the lesson's own kinds by the
 /// lesson, the [`Common`] ones by the kit, in the lesson's words ([`Speaks`]).
@@ -92,7 +93,7 @@ impl<K: Explain<D>, D: Copy> Violation<K, D> {
 
     /// Every fault scenario's last word, once its verdict on what the database holds passed.
     /// `hidden` is what the delivery the script failed (`fault`) reported instead of its error
-    /// ([`Ran::apart_from_failed`]): its transaction was rolled back, so a success it reports
+    /// ([`Ran::apart_from_failed`](crate::Ran::apart_from_failed)): its transaction was rolled back, so a success it reports
     /// is an event lost, since the sender acks it and never delivers it again. With nothing
     /// hidden, the scenario passed, and its trace is offered to the chapters.
     pub fn unless_failure_hidden(
@@ -106,7 +107,7 @@ impl<K: Explain<D>, D: Copy> Violation<K, D> {
                 Common::FailureHidden { outcome, fault },
             ))),
             None => {
-                crate::passing_trace(trace);
+                passing_trace(trace);
                 Ok(())
             }
         }
@@ -130,46 +131,6 @@ impl<K: Explain<D>, D: Copy> Violation<K, D> {
             other => Self::setup(during)(other),
         }
     }
-}
-
-/// Every scripted scenario's middle step: plays `script` in `permutation` order on `db`, and
-/// returns the interleaving (its trace, for the verdict) and what each delivery returned. A
-/// worker stuck on something the database cannot see is the student's doing (a lock in the
-/// process, say), and is said so with the trace so far; anything else means the test could not
-/// run.
-pub async fn play<E: Send + 'static, H: Handler<E>, K: Explain<D>, D: Copy>(
-    db: &TestDatabase,
-    script: Script<E, H>,
-    permutation: &str,
-    describe: impl Fn(&H::Output) -> String,
-    during: D,
-) -> Result<(Interleaving, Ran<H::Output>), Violation<K, D>> {
-    let mut interleaving = Interleaving::new(db)
-        .await
-        .map_err(Violation::setup(during))?;
-    match interleaving.run(db, script, permutation, describe).await {
-        Ok(ran) => Ok((interleaving, ran)),
-        Err(error) => Err(Violation::stuck_or_setup(
-            error,
-            interleaving.trace(),
-            during,
-        )),
-    }
-}
-
-/// Every scenario's first step: a fresh database with `schema`, and the test's own observer on
-/// it (`open`, say `Orders::open`). A failure here means the test could not run (no server, a
-/// migration that does not apply), and is said so, for the scenario delivering `during`.
-pub async fn prepare<O, K: Explain<D>, D: Copy>(
-    schema: &Schema,
-    during: D,
-    open: impl AsyncFnOnce(&TestDatabase) -> Result<O, KitError>,
-) -> Result<(TestDatabase, O), Violation<K, D>> {
-    let db = TestDatabase::create(schema)
-        .await
-        .map_err(Violation::setup(during))?;
-    let observer = open(&db).await.map_err(Violation::setup(during))?;
-    Ok((db, observer))
 }
 
 impl<K: Explain<D>, D> fmt::Display for Violation<K, D> {

@@ -14,8 +14,8 @@ mod local;
 
 use std::path::{Path, PathBuf};
 
-use crate::KitError;
-use crate::server::{BACKEND_VAR, redact_password};
+use crate::error::KitError;
+use crate::servers::backend::{BACKEND_VAR, redact_password};
 
 /// Where the local cluster keeps its data; the runner sets it to `<workbook>/target/workbook-db`.
 pub const DIR_VAR: &str = "WORKBOOK_DB_DIR";
@@ -33,7 +33,7 @@ impl DevServer {
     /// The same server, connected to `database`: only the URL's path changes, whatever else it
     /// holds (a port, `?sslmode=…`, `?host=/socket/dir`) stays as it is.
     pub fn url_of(&self, database: &str) -> String {
-        crate::server::url_of(&self.url, database)
+        crate::servers::backend::url_of(&self.url, database)
     }
 }
 

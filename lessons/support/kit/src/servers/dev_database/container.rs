@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Command;
 
 use super::{DevServer, stable_hash};
-use crate::KitError;
+use crate::error::KitError;
 
 const IMAGE: &str = "postgres:16-alpine";
 /// The port is published on 127.0.0.1 alone, so only this machine can use the password.
@@ -25,7 +25,7 @@ pub(super) fn available() -> bool {
             && !host.starts_with("tcp://localhost")
     });
     !remote
-        && crate::docker::engine_endpoint().is_some()
+        && crate::servers::docker::engine_endpoint().is_some()
         && Command::new("docker")
             .arg("version")
             .output()

@@ -8,7 +8,7 @@ use std::io::Write;
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::time::Duration;
 
-/// Overrides [`DEFAULT_LIMIT`], in whole seconds.
+/// Overrides the default limit (`DEFAULT_LIMIT`, 60 s), in whole seconds.
 pub const DEADLINE_VAR: &str = "WORKBOOK_TEST_DEADLINE";
 
 /// Far longer than any test of a correct handler takes (the slowest, a barrier test with 32

@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::KitError;
-use crate::broker::{BOOTSTRAP_VAR, TANSU_VERSION, tansu_binary};
-use crate::local_cluster::process_exists;
+use crate::error::KitError;
+use crate::servers::broker::{BOOTSTRAP_VAR, TANSU_VERSION, tansu_binary};
+use crate::servers::local_cluster::process_exists;
 
 /// Where the development broker keeps its log, unless `target/workbook-kafka` of the workbook.
 pub const DIR_VAR: &str = "WORKBOOK_KAFKA_DIR";

@@ -5,7 +5,11 @@
 
 use std::fmt;
 
-use crate::{FailureCause, Fault, KitError, describe_sqlx, left_behind};
+use crate::error::KitError;
+use crate::words::failure::FailureCause;
+use crate::words::fault::Fault;
+use crate::words::sqlstate::describe_sqlx;
+use crate::words::teaching::left_behind;
 
 /// What went wrong that is not about the lesson's own rule.
 #[derive(Debug)]

@@ -15,7 +15,10 @@ use sqlx::migrate::MigrateError;
 use sqlx::postgres::PgConnectOptions;
 use sqlx::{AssertSqlSafe, Connection, PgConnection, PgPool};
 
-use crate::{KitError, Schema, dev_database};
+use crate::error::KitError;
+use crate::servers::dev_database;
+use crate::servers::schema::Schema;
+use crate::words::sqlstate::{code_of, describe_sqlx};
 
 /// A by-hand feed's test of its bad lines, shared by every lesson that has a feed: `parse` must
 /// refuse each `(line, problem)` with a message that contains the problem, since the message is
@@ -147,7 +150,7 @@ pub struct Subject<'a> {
 /// handler may have looked up something else.
 pub async fn handler_failed(pool: &PgPool, error: sqlx::Error, about: Subject<'_>) -> String {
     if !matches!(error, sqlx::Error::RowNotFound) {
-        return crate::describe_sqlx(&error);
+        return describe_sqlx(&error);
     }
     // `table` is one of the feed's own constants, never input.
     let exists: Result<bool, _> = sqlx::query_scalar(AssertSqlSafe(format!(
@@ -338,7 +341,7 @@ async fn open(name: &str, fresh: bool) -> Result<PgPool, KitError> {
         // Two first deliveries at once both see no database; the one that loses the race to
         // create it gets 42P04 (duplicate_database), or 23505 from the catalog's own index.
         match created {
-            Err(error) if matches!(crate::code_of(&error).as_deref(), Some("42P04" | "23505")) => {}
+            Err(error) if matches!(code_of(&error).as_deref(), Some("42P04" | "23505")) => {}
             other => {
                 other.map_err(KitError::database("create the lesson's database"))?;
             }

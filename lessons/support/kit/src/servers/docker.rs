@@ -12,8 +12,8 @@ use testcontainers_modules::postgres::Postgres;
 use testcontainers_modules::testcontainers::ImageExt;
 use testcontainers_modules::testcontainers::runners::SyncRunner;
 
-use crate::KitError;
-use crate::server::{Backend, Server};
+use crate::error::KitError;
+use crate::servers::backend::{Backend, Server};
 
 /// The module's default image is PostgreSQL 11, older than the kit supports; pin a current one.
 const IMAGE_TAG: &str = "16-alpine";

@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use super::{DIR_VAR, DevServer, stable_hash};
-use crate::KitError;
-use crate::local_cluster::{ServerOwner, find_bindir, major_version};
+use crate::error::KitError;
+use crate::servers::local_cluster::{ServerOwner, find_bindir, major_version};
 
 /// The port in the socket's file name (`.s.PGSQL.5432`). Given explicitly, so that a `PGPORT`
 /// in the student's shell cannot move it; no TCP port is opened, so it collides with nothing.

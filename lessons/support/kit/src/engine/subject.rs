@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use sqlx::PgPool;
 
-use crate::Schema;
+use crate::servers::schema::Schema;
 
 /// A handler as the scenarios call it: owned arguments, so that each call can run in a task of
 /// its own. Each lesson's `subject!` macro adapts a student's `async fn(&PgPool, &Event)` to

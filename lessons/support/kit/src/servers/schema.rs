@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use sqlx::migrate::Migrator;
 
-use crate::KitError;
+use crate::error::KitError;
 
 #[derive(Debug, Clone)]
 pub struct Schema {

@@ -22,8 +22,11 @@ use std::pin::Pin;
 
 use sqlx::PgPool;
 
-use crate::interleaving::{AfterKill, StepResult};
-use crate::{Handler, Interleaving, KitError, Session, TestDatabase, Worker};
+use crate::engine::interleaving::{AfterKill, Interleaving, Session, StepResult, Worker};
+use crate::engine::subject::Handler;
+use crate::error::KitError;
+use crate::servers::database::TestDatabase;
+use crate::words::fault::Fault;
 
 type Delivery<T> = Box<dyn FnOnce(PgPool) -> Pin<Box<dyn Future<Output = T> + Send>> + Send>;
 
@@ -108,29 +111,6 @@ impl<T> Ran<T> {
     /// the error and going on to wait again, or having finished before the cancel).
     pub fn cancelled(&self, worker: &str) -> bool {
         self.cancelled.iter().any(|w| w == worker)
-    }
-}
-
-/// How a scripted delivery fails, for a reason of its own, while it waits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fault {
-    /// Its session is terminated, as when the process dies: whatever it had not committed
-    /// rolls back.
-    Killed,
-    /// Its waiting statement is cancelled (57014), as `statement_timeout` would; its session
-    /// lives on in its pool.
-    Cancelled,
-}
-
-impl Fault {
-    /// What the fault did to a delivery, worded to follow "the first delivery's" in a message.
-    pub fn what_it_did(self) -> &'static str {
-        match self {
-            Fault::Cancelled => "statement was cancelled (SQLSTATE 57014)",
-            Fault::Killed => {
-                "session was terminated (its connection lost, as when its process dies)"
-            }
-        }
     }
 }
 

@@ -12,11 +12,13 @@ use sqlx::migrate::{MigrateError, Migrator};
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{AssertSqlSafe, Connection, PgConnection};
 
-use crate::deadline::Deadline;
-use crate::keeper::keeper;
-use crate::leftovers::{drop_leftovers, test_database_name};
-use crate::server::{Backend, Server, redact_password};
-use crate::{KitError, Schema, server};
+use crate::error::KitError;
+use crate::servers::backend::{Backend, Server, redact_password, url_of};
+use crate::servers::deadline::Deadline;
+use crate::servers::keeper::keeper;
+use crate::servers::leftovers::{drop_leftovers, test_database_name};
+use crate::servers::schema::Schema;
+use crate::servers::server::server;
 
 /// Any constant both this crate and every other test binary agree on: it names the advisory
 /// lock that serialises template builds when several test processes share one server.
@@ -66,7 +68,7 @@ impl TestDatabase {
     /// The database's URL, for a client of the reader's own (`psql`): the server's URL with
     /// only its path changed, so a port, a password or a socket directory stays as it is.
     pub fn url(&self) -> String {
-        server::url_of(&self.server.url, &self.name)
+        url_of(&self.server.url, &self.name)
     }
 
     /// A pool for the code under test, with `connections` connections already open, so that

@@ -9,8 +9,8 @@ use std::io::Write;
 
 use sqlx::{AssertSqlSafe, PgConnection};
 
-use crate::KitError;
-use crate::local_cluster::process_exists;
+use crate::error::KitError;
+use crate::servers::local_cluster::process_exists;
 
 const PREFIX: &str = "wb_test_";
 

@@ -14,7 +14,9 @@ use std::time::{Duration, Instant};
 use sqlx::PgPool;
 use tokio::task::JoinHandle;
 
-use crate::{KitError, TestDatabase, Trace};
+use crate::error::KitError;
+use crate::servers::database::TestDatabase;
+use crate::words::trace::Trace;
 
 mod session_step;
 pub use session_step::{Rows, StepResult};

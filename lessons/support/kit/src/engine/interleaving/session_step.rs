@@ -7,7 +7,8 @@
 //! runs in a task on the session's client, watched by the same machinery as a delivery.
 
 use super::{Backends, Interleaving, Session, StepState, Worker};
-use crate::{DbError, KitError};
+use crate::error::KitError;
+use crate::words::sqlstate::DbError;
 
 /// The rows a statement returned, each column as PostgreSQL's text (NULL as `None`).
 pub type Rows = Vec<Vec<Option<String>>>;

@@ -10,8 +10,8 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::KitError;
-use crate::server::{Backend, Server};
+use crate::error::KitError;
+use crate::servers::backend::{BACKEND_VAR, Backend, Server};
 
 /// The oldest server the kit supports: `DROP DATABASE … WITH (FORCE)` arrived in 13.
 const MINIMUM_MAJOR_VERSION: u32 = 13;
@@ -343,7 +343,7 @@ pub(crate) fn major_version(bindir: &Path) -> Result<u32, KitError> {
             format!(
                 "they are PostgreSQL {major}; the workbook needs {MINIMUM_MAJOR_VERSION} or newer. \
                  Set {}=docker to use a container, or DATABASE_URL to use another server",
-                crate::server::BACKEND_VAR
+                BACKEND_VAR
             ),
         ));
     }

@@ -9,7 +9,7 @@
 //! test process: a watchdog makes its directory and its process, and removes both when the test
 //! process's end of a pipe closes, however that process ended.
 //!
-//! [`server`]: crate::server
+//! [`server`]: crate::server()
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
@@ -18,8 +18,8 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use crate::KitError;
-use crate::local_cluster::{process_exists, watchdog};
+use crate::error::KitError;
+use crate::servers::local_cluster::{process_exists, watchdog};
 
 /// A Kafka cluster of the reader's own: its bootstrap servers, as every Kafka client names them.
 pub const BOOTSTRAP_VAR: &str = "KAFKA_BOOTSTRAP_SERVERS";
@@ -215,7 +215,7 @@ mod tests {
     /// CI installs the broker the kit looks for: the same version, in the same place.
     #[test]
     fn ci_installs_the_pinned_broker() {
-        let run = include_str!("../../../../.ci/run");
+        let run = include_str!("../../../../../.ci/run");
         assert!(
             run.contains(&format!("TANSU_VERSION={TANSU_VERSION}\n")),
             ".ci/run must install Tansu {TANSU_VERSION}, the version the kit looks for"

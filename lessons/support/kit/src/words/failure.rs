@@ -4,9 +4,9 @@
 
 use sqlx::error::UnexpectedNullError;
 
-use crate::code_of;
+use crate::words::sqlstate::code_of;
 
-/// What a handler's error was, by its SQLSTATE (see [`crate::meaning`]).
+/// What a handler's error was, by its SQLSTATE (see [`meaning`](crate::words::sqlstate::meaning)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FailureCause {
     /// 40P01: two transactions waited on each other.

@@ -1,0 +1,17 @@
+//! Servers: where the tests' PostgreSQL comes from (a `DATABASE_URL`, a Docker engine, the local
+//! binaries), the throwaway database each test gets on it, and what a test process leaves behind
+//! when it dies; the development database and broker for working by hand; the Kafka track's
+//! broker. Nothing here knows about scenarios or their messages.
+
+pub(crate) mod backend;
+pub mod broker;
+pub(crate) mod database;
+pub(crate) mod deadline;
+pub mod dev_broker;
+pub mod dev_database;
+pub(crate) mod docker;
+pub(crate) mod keeper;
+pub(crate) mod leftovers;
+pub(crate) mod local_cluster;
+pub(crate) mod schema;
+pub(crate) mod server;

@@ -1,0 +1,24 @@
+//! The two faults a script can put on a waiting delivery, and how the messages say what each did.
+
+/// How a scripted delivery fails, for a reason of its own, while it waits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// Its session is terminated, as when the process dies: whatever it had not committed
+    /// rolls back.
+    Killed,
+    /// Its waiting statement is cancelled (57014), as `statement_timeout` would; its session
+    /// lives on in its pool.
+    Cancelled,
+}
+
+impl Fault {
+    /// What the fault did to a delivery, worded to follow "the first delivery's" in a message.
+    pub fn what_it_did(self) -> &'static str {
+        match self {
+            Fault::Cancelled => "statement was cancelled (SQLSTATE 57014)",
+            Fault::Killed => {
+                "session was terminated (its connection lost, as when its process dies)"
+            }
+        }
+    }
+}
