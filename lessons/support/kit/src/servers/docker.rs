@@ -157,7 +157,7 @@ fn answers_ping_within(endpoint: &str, timeout: Duration) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use std::io::Write;
+    use std::io::{Read, Write};
     use std::os::unix::net::UnixListener;
 
     use std::time::Duration;
@@ -185,6 +185,14 @@ mod tests {
         let listener = UnixListener::bind(&path).unwrap();
         let engine = std::thread::spawn(move || {
             let (mut stream, _) = listener.accept().unwrap();
+            // Read the request before answering, as an engine does: an engine that answered and
+            // hung up first would make the probe's write of its request fail (EPIPE), which
+            // once failed this test when the probe's thread was scheduled late.
+            let mut request = Vec::new();
+            let mut byte = [0u8; 1];
+            while !request.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap() == 1 {
+                request.push(byte[0]);
+            }
             stream
                 .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nOK")
                 .unwrap();
