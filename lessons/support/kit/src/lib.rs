@@ -36,6 +36,7 @@ pub use engine::barrier::{checking, in_the_checks, release_together, rounds, wit
 pub use engine::interleaving::{AfterKill, Interleaving, Rows, Session, StepResult, Worker};
 pub use engine::play::{play, prepare};
 pub use engine::script::{NoDelivery, Outcomes, Ran, Script};
+pub use engine::spec;
 pub use engine::subject::{Handler, Subject};
 pub use error::KitError;
 pub use servers::backend::{Backend, Server};

@@ -7,4 +7,5 @@ pub(crate) mod barrier;
 pub(crate) mod interleaving;
 pub(crate) mod play;
 pub(crate) mod script;
+pub mod spec;
 pub(crate) mod subject;

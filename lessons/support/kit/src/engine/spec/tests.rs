@@ -1,0 +1,216 @@
+//! The spec format: what a file means, and every kind of bad file refused with its line.
+
+use super::*;
+
+const RACE: &str = r#"# Two deliveries of one event, the second while the first is inside its transaction.
+setup { INSERT INTO accounts (id) VALUES ('acct-1') }
+
+session holder
+step lock   { BEGIN; SELECT 1 FROM accounts WHERE id = 'acct-1' FOR UPDATE }
+step commit { COMMIT }
+
+session worker-1
+step first deliver {"event_id": "evt-1", "account_id": "acct-1", "amount_cents": 100}
+
+session worker-2
+step again deliver {"event_id": "evt-1", "account_id": "acct-1", "amount_cents": 100}
+
+session script
+step die kill worker-1
+step later hook advance_clock 31s
+
+permutation lock first again commit
+expect exercise AppliedTwice "applied twice" evt-1
+expect solution holds
+permutation lock first die commit again
+"#;
+
+#[test]
+fn a_race_reads_as_its_sessions_steps_and_permutations() {
+    let spec = Spec::parse(RACE).unwrap();
+    assert_eq!(spec.setup, ["INSERT INTO accounts (id) VALUES ('acct-1')"]);
+    let names: Vec<_> = spec.sessions.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["holder", "worker-1", "worker-2", "script"]);
+    let (session, lock) = spec.step("lock").unwrap();
+    assert_eq!((session.name.as_str(), lock.line), ("holder", 5));
+    assert_eq!(
+        lock.action,
+        Action::Sql("BEGIN; SELECT 1 FROM accounts WHERE id = 'acct-1' FOR UPDATE".into())
+    );
+    assert_eq!(
+        spec.step("first").unwrap().1.action,
+        Action::Deliver(
+            r#"{"event_id": "evt-1", "account_id": "acct-1", "amount_cents": 100}"#.into()
+        )
+    );
+    assert_eq!(
+        spec.step("die").unwrap().1.action,
+        Action::Kill("worker-1".into())
+    );
+    assert_eq!(
+        spec.step("later").unwrap().1.action,
+        Action::Hook {
+            name: "advance_clock".into(),
+            arguments: vec!["31s".into()]
+        }
+    );
+    let first = &spec.permutations[0];
+    assert_eq!(first.steps, ["lock", "first", "again", "commit"]);
+    assert_eq!(
+        first.expect,
+        [
+            Expectation {
+                side: Side::Exercise,
+                verdict: Verdict::Fails("AppliedTwice".into()),
+                words: vec!["applied twice".into(), "evt-1".into()],
+            },
+            Expectation {
+                side: Side::Solution,
+                verdict: Verdict::Holds,
+                words: vec![],
+            },
+        ]
+    );
+    assert_eq!(spec.permutations[1].line, 21);
+    assert!(spec.permutations[1].expect.is_empty());
+}
+
+/// SQL that writes JSON, JSON that holds a brace in a string, and a block over several lines.
+#[test]
+fn braces_inside_quotes_do_not_end_a_block() {
+    let spec = Spec::parse(
+        r#"session writer
+step write {
+    -- the relay's row: don't mind the braces } in this comment
+    INSERT INTO outbox (event_id, payload)
+    VALUES ('ord-1:order', '{"order_id":"ord-1"}')
+}
+session relay
+step odd deliver {"note": "a } in a string, and a \" too", "n": {"deep": 1}}
+permutation write odd
+"#,
+    )
+    .unwrap();
+    assert_eq!(
+        spec.step("write").unwrap().1.action,
+        Action::Sql(
+            "-- the relay's row: don't mind the braces } in this comment\n    INSERT INTO outbox \
+             (event_id, payload)\n    VALUES ('ord-1:order', '{\"order_id\":\"ord-1\"}')"
+                .into()
+        )
+    );
+    assert_eq!(
+        spec.step("odd").unwrap().1.action,
+        Action::Deliver(r#"{"note": "a } in a string, and a \" too", "n": {"deep": 1}}"#.into())
+    );
+}
+
+fn refused(text: &str) -> SpecError {
+    Spec::parse(text).expect_err("a bad spec is refused")
+}
+
+#[test]
+fn each_kind_of_bad_file_is_refused_with_its_line() {
+    let cases: &[(&str, usize, &str)] = &[
+        (
+            "session a\nstep s { SELECT 1 }\npermute s\n",
+            3,
+            "`permute` is not a keyword",
+        ),
+        (
+            "step s { SELECT 1 }\npermutation s\n",
+            1,
+            "comes before any `session`",
+        ),
+        (
+            "session a\nstep s { SELECT 1\npermutation s\n",
+            2,
+            "never closed",
+        ),
+        (
+            "session a\nstep s\npermutation s\n",
+            2,
+            "says nothing it does",
+        ),
+        (
+            "session a\nstep s sleep 1\npermutation s\n",
+            2,
+            "`sleep` is not a kind of step",
+        ),
+        (
+            "session a\nstep s deliver\npermutation s\n",
+            2,
+            "delivers nothing",
+        ),
+        (
+            "session a\nstep s { SELECT 1 }\nsession b\nstep s { SELECT 2 }\npermutation s\n",
+            4,
+            "named twice (first on line 2)",
+        ),
+        (
+            "session a\nstep s { SELECT 1 }\nsession a\npermutation s\n",
+            3,
+            "session `a` is named twice",
+        ),
+        (
+            "session a\nstep s { SELECT 1 }\nstep k kill b\npermutation s\n",
+            3,
+            "names no session `b`",
+        ),
+        (
+            "session a\nstep s { SELECT 1 }\nstep k kill a\npermutation s\n",
+            3,
+            "which delivers nothing",
+        ),
+        (
+            "session a\nstep s { SELECT 1 }\n\npermutation s t\n",
+            4,
+            "names `t`, which no session has",
+        ),
+        ("session a\nstep s { SELECT 1 }\n", 1, "no permutation"),
+        (
+            "session a\nstep s { SELECT 1 }\nexpect solution holds\n",
+            3,
+            "before any `permutation`",
+        ),
+        (
+            "session a\nstep s { SELECT 1 }\npermutation s\nexpect teacher holds\n",
+            4,
+            "`exercise` or `solution`",
+        ),
+        (
+            "session a\nstep s { SELECT 1 }\npermutation s\nexpect solution\n",
+            4,
+            "needs a verdict",
+        ),
+        (
+            "session a\nstep s { SELECT 1 }\npermutation s\nexpect solution holds \"fine\"\n",
+            4,
+            "takes no words",
+        ),
+        (
+            "session a\nstep s { SELECT 1 }\npermutation s\nexpect exercise Lost \"open\n",
+            4,
+            "never closed with",
+        ),
+        (
+            "session a\nstep s { SELECT 1 }\npermutation\n",
+            3,
+            "at least one step",
+        ),
+    ];
+    for (text, line, words) in cases {
+        let error = refused(text);
+        assert_eq!(error.line, *line, "{text:?}: {error}");
+        assert!(error.message.contains(words), "{text:?}: {error}");
+    }
+}
+
+#[test]
+fn an_error_says_its_line_first() {
+    let error = refused("session a\nstep s { SELECT 1 }\npermutation s t\n");
+    assert_eq!(
+        error.to_string(),
+        "line 3: the permutation names `t`, which no session has (its steps: s)"
+    );
+}
