@@ -40,7 +40,7 @@
 //!
 //! A file that does not make sense is refused with the line that says so: a syntax error, a step
 //! or session named twice, a fault aimed at a session that delivers nothing, a permutation that
-//! names a missing step, an expectation with no permutation before it.
+//! names a missing step or one step twice, an expectation with no permutation before it.
 
 use std::fmt;
 
@@ -219,7 +219,16 @@ impl Spec {
             ));
         }
         for permutation in &self.permutations {
-            for name in &permutation.steps {
+            for (at, name) in permutation.steps.iter().enumerate() {
+                if permutation.steps[..at].contains(name) {
+                    return Err(error(
+                        permutation.line,
+                        format!(
+                            "the permutation names `{name}` twice: a step runs once in a \
+                             permutation (write a second step for a second statement)"
+                        ),
+                    ));
+                }
                 if !steps.iter().any(|step| &step.name == name) {
                     let known: Vec<&str> = steps.iter().map(|s| s.name.as_str()).collect();
                     return Err(error(
