@@ -198,6 +198,11 @@ fn each_kind_of_bad_file_is_refused_with_its_line() {
             3,
             "at least one step",
         ),
+        (
+            "session a\nstep s { SELECT 1 }\npermutation s s\n",
+            3,
+            "names `s` twice",
+        ),
     ];
     for (text, line, words) in cases {
         let error = refused(text);
