@@ -93,6 +93,36 @@ mod tests {
         Ok(())
     }
 
+    /// The forced spec's `expect` lines are what its scenario shows: against the shipped
+    /// exercise, the kind of violation they name, with their words; against the solution, a
+    /// rule that holds.
+    #[tokio::test]
+    async fn the_forced_specs_expectations_are_what_its_scenario_shows() -> Result<(), Complaint> {
+        use kit::spec::{Side, Verdict};
+        for expected in &scenarios::forced_spec().permutations[0].expect {
+            let result = match expected.side {
+                Side::Exercise => scenarios::forced_interleaving(super::exercise()).await,
+                Side::Solution => scenarios::forced_interleaving(super::solution()).await,
+            };
+            let showed = match (&expected.verdict, &result) {
+                (Verdict::Holds, Ok(())) => continue,
+                (Verdict::Fails(kind), Err(caught))
+                    if format!("{:?}", caught.kind).starts_with(kind.as_str())
+                        && (expected.words.iter()).all(|w| caught.to_string().contains(w)) =>
+                {
+                    continue;
+                }
+                (_, Ok(())) => "the rule held".to_string(),
+                (_, Err(caught)) => caught.to_string(),
+            };
+            return Err(Complaint(format!(
+                "specs/forced.spec expects {:?} of the {:?}; the scenario showed: {showed}",
+                expected.verdict, expected.side
+            )));
+        }
+        Ok(())
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn exercise_double_credits_under_the_barrier() -> Result<(), Complaint> {
         let result = scenarios::barrier(super::exercise(), 8).await;

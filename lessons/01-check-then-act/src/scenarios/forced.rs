@@ -1,5 +1,3 @@
-use kit::Script;
-
 use super::{AMOUNT_CENTS, credit_event, with_account};
 use crate::judge::judge;
 use crate::{CreditEvent, Delivery, Handler, Subject, Violation, ViolationKind};
@@ -7,6 +5,17 @@ use crate::{CreditEvent, Delivery, Handler, Subject, Violation, ViolationKind};
 /// The holder's lock on the account's row: a worker stops at its first touch of the account.
 pub(super) const LOCK_ACCOUNT_ROW: &str =
     "BEGIN; SELECT 1 FROM accounts WHERE id = 'acc-1' FOR UPDATE";
+
+/// The forced race as data (specs/forced.spec): its sessions, steps and order.
+pub fn forced_spec() -> kit::spec::Spec {
+    kit::spec::Spec::parse(include_str!("../../specs/forced.spec"))
+        .unwrap_or_else(|e| panic!("lessons/01-check-then-act/specs/forced.spec, {e}"))
+}
+
+/// A spec's delivery, read as `cargo workbook deliver 01` reads a credit's line.
+fn event_of(json: &str) -> Result<CreditEvent, String> {
+    CreditEvent::from_json(json).map_err(|e| e.to_string())
+}
 
 /// How the trace shows a delivery.
 pub(super) fn shown(event: &CreditEvent) -> String {
@@ -26,19 +35,12 @@ pub async fn forced_interleaving<H: Handler>(subject: Subject<H>) -> Result<(), 
     let during = Delivery::Scripted { workers: 2 };
     let (db, ledger) = with_account(&subject, during).await?;
     let event = credit_event("evt-1", "acc-1");
-    let script = Script::new(&subject.handler, shown)
-        .sql("holder", "lock", LOCK_ACCOUNT_ROW)
-        .sql("holder", "commit", "COMMIT")
-        .deliver("worker-1", "first", event.clone())
-        .deliver("worker-2", "second", event.clone());
-    let (mut interleaving, ran) = kit::play(
-        &db,
-        script,
-        "lock first second commit",
-        kit::describe_outcome,
-        during,
-    )
-    .await?;
+    let spec = forced_spec();
+    let script = (spec.script(&subject.handler, shown, event_of))
+        .unwrap_or_else(|e| panic!("specs/forced.spec, {e}"));
+    let order = spec.permutations[0].order();
+    let (mut interleaving, ran) =
+        kit::play(&db, script, &order, kit::describe_outcome, during).await?;
     let second_waited = ran.waited("worker-2");
     let outcomes: Vec<_> = ran
         .outcomes

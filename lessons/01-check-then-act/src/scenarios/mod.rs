@@ -12,7 +12,7 @@ mod unknown_account;
 
 pub use barrier::{BARRIER_ROUNDS, barrier, barrier_rounds};
 pub use failed::{cancelled_then_redelivered, killed_then_redelivered};
-pub use forced::forced_interleaving;
+pub use forced::{forced_interleaving, forced_spec};
 pub use gave_up::duplicate_gives_up_then_first_rolls_back;
 pub use other_accounts::other_accounts_do_not_wait;
 pub use sequential::sequential_redelivery;

@@ -549,5 +549,7 @@ impl<'a> Parser<'a> {
     }
 }
 
+mod script;
+
 #[cfg(test)]
 mod tests;

@@ -219,3 +219,33 @@ fn an_error_says_its_line_first() {
         "line 3: the permutation names `t`, which no session has (its steps: s)"
     );
 }
+
+/// Made into a script, a delivery the lesson cannot read and a hook it does not supply are
+/// refused with their lines, before anything runs.
+#[test]
+fn a_delivery_the_lesson_refuses_and_a_missing_hook_are_refused_with_their_lines() {
+    fn nothing(_: sqlx::PgPool, (): ()) -> std::future::Ready<()> {
+        std::future::ready(())
+    }
+    let refusal = |text: &str| {
+        let spec = Spec::parse(text).unwrap();
+        let made = spec.script(
+            &(nothing as crate::NoDelivery),
+            |()| String::new(),
+            |_| Err("no such account".to_string()),
+        );
+        made.err().map(|e| e.to_string())
+    };
+    assert_eq!(
+        refusal("session w\nstep d deliver {\"id\": 1}\npermutation d\n").as_deref(),
+        Some("line 2: step `d` delivers what the lesson refuses: no such account")
+    );
+    assert_eq!(
+        refusal("session s\nstep h hook move_clock 30s\npermutation h\n").as_deref(),
+        Some("line 2: step `h` runs the hook `move_clock`, which this lesson does not supply")
+    );
+    assert_eq!(
+        refusal("session s\nstep q { SELECT 1 }\npermutation q\n"),
+        None
+    );
+}
