@@ -93,34 +93,62 @@ mod tests {
         Ok(())
     }
 
-    /// The forced spec's `expect` lines are what its scenario shows: against the shipped
-    /// exercise, the kind of violation they name, with their words; against the solution, a
-    /// rule that holds.
+    /// Each spec's `expect` lines are what its scenario shows, permutation by permutation:
+    /// against the shipped exercise and the solution, the kind of violation they name, with
+    /// their words, or a rule that holds.
     #[tokio::test]
-    async fn the_forced_specs_expectations_are_what_its_scenario_shows() -> Result<(), Complaint> {
+    async fn each_specs_expectations_are_what_its_scenario_shows() -> Result<(), Complaint> {
         use kit::spec::{Side, Verdict};
-        for expected in &scenarios::forced_spec().permutations[0].expect {
-            let result = match expected.side {
-                Side::Exercise => scenarios::forced_interleaving(super::exercise()).await,
-                Side::Solution => scenarios::forced_interleaving(super::solution()).await,
-            };
-            let showed = match (&expected.verdict, &result) {
-                (Verdict::Holds, Ok(())) => continue,
-                (Verdict::Fails(kind), Err(caught))
-                    if format!("{:?}", caught.kind).starts_with(kind.as_str())
-                        && (expected.words.iter()).all(|w| caught.to_string().contains(w)) =>
-                {
-                    continue;
+        let specs = [
+            ("forced.spec", scenarios::forced_spec()),
+            ("failed.spec", scenarios::failed_spec()),
+            ("gave_up.spec", scenarios::gave_up_spec()),
+        ];
+        for (name, spec) in specs {
+            for (at, permutation) in spec.permutations.iter().enumerate() {
+                for expected in &permutation.expect {
+                    let result = match expected.side {
+                        Side::Exercise => play_spec(name, at, super::exercise()).await,
+                        Side::Solution => play_spec(name, at, super::solution()).await,
+                    };
+                    let showed = match (&expected.verdict, &result) {
+                        (Verdict::Holds, Ok(())) => continue,
+                        (Verdict::Fails(kind), Err(caught))
+                            if format!("{:?}", caught.kind).starts_with(kind.as_str())
+                                && (expected.words.iter())
+                                    .all(|w| caught.to_string().contains(w)) =>
+                        {
+                            continue;
+                        }
+                        (_, Ok(())) => "the rule held".to_string(),
+                        (_, Err(caught)) => caught.to_string(),
+                    };
+                    return Err(Complaint(format!(
+                        "specs/{name}, permutation `{}`, expects {:?} of the {:?}; the scenario \
+                         showed: {showed}",
+                        permutation.order(),
+                        expected.verdict,
+                        expected.side
+                    )));
                 }
-                (_, Ok(())) => "the rule held".to_string(),
-                (_, Err(caught)) => caught.to_string(),
-            };
-            return Err(Complaint(format!(
-                "specs/forced.spec expects {:?} of the {:?}; the scenario showed: {showed}",
-                expected.verdict, expected.side
-            )));
+            }
         }
         Ok(())
+    }
+
+    /// The scenario that plays permutation `at` of spec `name`.
+    async fn play_spec<H: check_then_act::Handler>(
+        name: &str,
+        at: usize,
+        subject: check_then_act::Subject<H>,
+    ) -> Result<(), Violation> {
+        match (name, at) {
+            ("forced.spec", 0) => scenarios::forced_interleaving(subject).await,
+            ("failed.spec", 0) => scenarios::cancelled_then_redelivered(subject).await,
+            ("failed.spec", 1) => scenarios::killed_then_redelivered(subject).await,
+            ("gave_up.spec", 0) => scenarios::duplicate_gives_up_then_first_rolls_back(subject).await,
+            other => panic!("no scenario plays {other:?}"),
+        }
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,9 +1,15 @@
-use kit::{Fault, Script};
+use kit::Fault;
+use kit::spec::Spec;
 
-use super::forced::{LOCK_ACCOUNT_ROW, shown};
-use super::{credit_event, observe_into, with_account};
+use super::{credit_event, observe_into, script_of, spec, with_account};
 use crate::judge::judge;
 use crate::{Delivery, Handler, Subject, Violation};
+
+/// A delivery that fails and is delivered again, as data (specs/failed.spec): cancelled in its
+/// first order, killed in its second.
+pub fn failed_spec() -> Spec {
+    spec("failed.spec", include_str!("../../specs/failed.spec"))
+}
 
 // ANCHOR: cancelled
 /// A delivery that fails for a reason of its own: its statement is cancelled while it waits
@@ -31,20 +37,12 @@ async fn failed_then_redelivered<H: Handler>(
     };
     let (db, ledger) = with_account(&subject, during).await?;
     let event = credit_event("evt-1", "acc-1");
-    let script = Script::new(&subject.handler, shown)
-        .sql("holder", "lock", LOCK_ACCOUNT_ROW)
-        .sql("holder", "commit", "COMMIT")
-        .deliver("worker-1", "first", event.clone())
-        .deliver("worker-2", "again", event.clone())
-        .fail("fail", "worker-1", fault);
-    let (mut interleaving, ran) = kit::play(
-        &db,
-        script,
-        "lock first fail commit again",
-        kit::describe_outcome,
-        during,
-    )
-    .await?;
+    let spec = failed_spec();
+    let script = script_of(&spec, &subject.handler);
+    // The spec's first order cancels worker-1's statement, its second kills its session.
+    let order = spec.permutations[usize::from(fault == Fault::Killed)].order();
+    let (mut interleaving, ran) =
+        kit::play(&db, script, &order, kit::describe_outcome, during).await?;
     let (kept, hidden) = ran.apart_from_failed("worker-1");
     let outcomes: Vec<_> = kept.into_iter().map(|(_, outcome)| outcome).collect();
 

@@ -1,4 +1,6 @@
-use super::{AMOUNT_CENTS, credit_event, with_account};
+use kit::spec::Spec;
+
+use super::{AMOUNT_CENTS, credit_event, script_of, spec, with_account};
 use crate::judge::judge;
 use crate::{CreditEvent, Delivery, Handler, Subject, Violation, ViolationKind};
 
@@ -7,14 +9,8 @@ pub(super) const LOCK_ACCOUNT_ROW: &str =
     "BEGIN; SELECT 1 FROM accounts WHERE id = 'acc-1' FOR UPDATE";
 
 /// The forced race as data (specs/forced.spec): its sessions, steps and order.
-pub fn forced_spec() -> kit::spec::Spec {
-    kit::spec::Spec::parse(include_str!("../../specs/forced.spec"))
-        .unwrap_or_else(|e| panic!("lessons/01-check-then-act/specs/forced.spec, {e}"))
-}
-
-/// A spec's delivery, read as `cargo workbook deliver 01` reads a credit's line.
-fn event_of(json: &str) -> Result<CreditEvent, String> {
-    CreditEvent::from_json(json).map_err(|e| e.to_string())
+pub fn forced_spec() -> Spec {
+    spec("forced.spec", include_str!("../../specs/forced.spec"))
 }
 
 /// How the trace shows a delivery.
@@ -36,8 +32,7 @@ pub async fn forced_interleaving<H: Handler>(subject: Subject<H>) -> Result<(), 
     let (db, ledger) = with_account(&subject, during).await?;
     let event = credit_event("evt-1", "acc-1");
     let spec = forced_spec();
-    let script = (spec.script(&subject.handler, shown, event_of))
-        .unwrap_or_else(|e| panic!("specs/forced.spec, {e}"));
+    let script = script_of(&spec, &subject.handler);
     let order = spec.permutations[0].order();
     let (mut interleaving, ran) =
         kit::play(&db, script, &order, kit::describe_outcome, during).await?;

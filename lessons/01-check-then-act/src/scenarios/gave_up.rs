@@ -1,9 +1,14 @@
-use kit::{Common, Fault, Script};
+use kit::spec::Spec;
+use kit::{Common, Fault};
 
-use super::forced::{LOCK_ACCOUNT_ROW, shown};
-use super::{credit_event, observe_into, with_account};
+use super::{credit_event, observe_into, script_of, spec, with_account};
 use crate::judge::judge;
 use crate::{Delivery, Handler, Subject, Violation, ViolationKind};
+
+/// The duplicate that gives up, as data (specs/gave_up.spec).
+pub fn gave_up_spec() -> Spec {
+    spec("gave_up.spec", include_str!("../../specs/gave_up.spec"))
+}
 
 // ANCHOR: gave_up
 /// The other ending of the duplicate's wait. Worker-2's delivery reaches the key while worker-1's
@@ -21,22 +26,11 @@ pub async fn duplicate_gives_up_then_first_rolls_back<H: Handler>(
     let during = Delivery::GaveUpWhileTheFirstRolledBack;
     let (db, ledger) = with_account(&subject, during).await?;
     let event = credit_event("evt-1", "acc-1");
-    let script = Script::new(&subject.handler, shown)
-        .sql("holder", "lock", LOCK_ACCOUNT_ROW)
-        .sql("holder", "commit", "COMMIT")
-        .deliver("worker-1", "first", event.clone())
-        .deliver("worker-2", "second", event.clone())
-        .cancel("give-up", "worker-2")
-        .cancel("roll-back", "worker-1")
-        .deliver("worker-3", "again", event.clone());
-    let (mut interleaving, ran) = kit::play(
-        &db,
-        script,
-        "lock first second give-up roll-back commit again",
-        kit::describe_outcome,
-        during,
-    )
-    .await?;
+    let spec = gave_up_spec();
+    let script = script_of(&spec, &subject.handler);
+    let order = spec.permutations[0].order();
+    let (mut interleaving, ran) =
+        kit::play(&db, script, &order, kit::describe_outcome, during).await?;
     // ANCHOR_END: gave_up
     let (kept, hidden) = ran.apart_from_every_failed(&["worker-1", "worker-2"]);
     let outcomes: Vec<_> = kept.into_iter().map(|(_, outcome)| outcome).collect();

@@ -11,9 +11,9 @@ mod two_events;
 mod unknown_account;
 
 pub use barrier::{BARRIER_ROUNDS, barrier, barrier_rounds};
-pub use failed::{cancelled_then_redelivered, killed_then_redelivered};
+pub use failed::{cancelled_then_redelivered, failed_spec, killed_then_redelivered};
 pub use forced::{forced_interleaving, forced_spec};
-pub use gave_up::duplicate_gives_up_then_first_rolls_back;
+pub use gave_up::{duplicate_gives_up_then_first_rolls_back, gave_up_spec};
 pub use other_accounts::other_accounts_do_not_wait;
 pub use sequential::sequential_redelivery;
 pub use two_events::two_events_race_for_one_account;
@@ -26,6 +26,21 @@ use crate::{CreditEvent, Delivery, Handler, Subject, Violation};
 
 /// The amount every scenario credits: the balance divided by it counts the credits.
 const AMOUNT_CENTS: i64 = 100;
+
+/// One of the lesson's specs (`specs/NAME`, its `text` included at build time). A shipped spec
+/// that does not parse is the maintainers' bug, caught by every test that plays it.
+fn spec(name: &str, text: &str) -> kit::spec::Spec {
+    kit::spec::Spec::parse(text)
+        .unwrap_or_else(|e| panic!("lessons/01-check-then-act/specs/{name}, {e}"))
+}
+
+/// `spec`'s script for `handler`, its deliveries read as `cargo workbook deliver 01` reads a
+/// credit's line.
+fn script_of<H: Handler>(spec: &kit::spec::Spec, handler: &H) -> kit::Script<CreditEvent, H> {
+    let event = |json: &str| CreditEvent::from_json(json).map_err(|e| e.to_string());
+    (spec.script(handler, forced::shown, event))
+        .unwrap_or_else(|e| panic!("a spec of lesson 01, {e}"))
+}
 
 /// A fresh database with the subject's schema, and the test's own session on it.
 async fn prepare<H: Handler>(
