@@ -15,18 +15,7 @@ pub fn finish(out: &Path, cells: &[Cell]) -> ExitCode {
         .and_then(|()| std::fs::write(out.join("tables.md"), tables(cells)))
         .map_err(|e| e.to_string())
         .and_then(|()| crate::chart::draw(&out.join("chart.svg"), cells));
-    if let Err(error) = written {
-        eprintln!(
-            "guard_cost: could not write into {}: {error}",
-            out.display()
-        );
-        return ExitCode::FAILURE;
-    }
-    eprintln!(
-        "wrote results.csv, tables.md and chart.svg into {}",
-        out.display()
-    );
-    check(cells)
+    reported(written, out, "results.csv, tables.md and chart.svg", cells)
 }
 
 /// A run on a durable server: its CSV, and `durable.md`, its ratios beside those of the
@@ -36,6 +25,12 @@ pub fn finish_durable(out: &Path, server: &ServerInfo, cells: &[Cell]) -> ExitCo
     let written = std::fs::create_dir_all(out)
         .and_then(|()| std::fs::write(out.join("results-durable.csv"), csv(cells)))
         .and_then(|()| std::fs::write(out.join("durable.md"), durable(server, cells, &usual)));
+    let written = written.map_err(|e| e.to_string());
+    reported(written, out, "results-durable.csv and durable.md", cells)
+}
+
+/// Says what a run wrote into `out` (`files`), or why it could not, and then checks `cells`.
+fn reported(written: Result<(), String>, out: &Path, files: &str, cells: &[Cell]) -> ExitCode {
     if let Err(error) = written {
         eprintln!(
             "guard_cost: could not write into {}: {error}",
@@ -43,10 +38,7 @@ pub fn finish_durable(out: &Path, server: &ServerInfo, cells: &[Cell]) -> ExitCo
         );
         return ExitCode::FAILURE;
     }
-    eprintln!(
-        "wrote results-durable.csv and durable.md into {}",
-        out.display()
-    );
+    eprintln!("wrote {files} into {}", out.display());
     check(cells)
 }
 
