@@ -77,6 +77,26 @@ pub enum KitError {
     )]
     Stuck { session: String, waited: Duration },
 
+    #[error(
+        "{session}'s step `{sql}` waits on a lock that {} holds. A scripted session's SQL runs \
+         to its end before the next step starts, so it must not wait (a delivery may): order the \
+         steps so that the lock is free by then, or deliver instead.",
+        on.join(", ")
+    )]
+    ScriptedStepWaits {
+        session: String,
+        sql: String,
+        on: Vec<String>,
+    },
+
+    #[error(
+        "the permutation ended while {worker} waited on a lock that {} holds, and no later step \
+         lets it go: add a step that ends that transaction (a COMMIT or ROLLBACK) after \
+         {worker}'s delivery.",
+        on.join(", ")
+    )]
+    ScheduleEnds { worker: String, on: Vec<String> },
+
     #[error("the script tried to kill {session}, which was not waiting on a lock: it had finished")]
     NotWaiting { session: String },
 

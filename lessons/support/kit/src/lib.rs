@@ -34,6 +34,7 @@ mod words;
 pub use by_hand::{deliver, envelope};
 pub use engine::barrier::{checking, in_the_checks, release_together, rounds, with_one_round};
 pub use engine::interleaving::{AfterKill, Interleaving, Rows, Session, StepResult, Worker};
+pub use engine::never_ran::steps_that_never_ran;
 pub use engine::play::{play, prepare};
 pub use engine::script::{NoDelivery, Outcomes, Ran, Script};
 pub use engine::spec;

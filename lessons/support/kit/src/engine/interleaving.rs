@@ -112,13 +112,38 @@ impl Interleaving {
     }
 
     /// Runs `sql` in `session`, which must not have to wait (a scripted session only ever
-    /// takes locks nobody else holds yet), and records it.
+    /// takes locks nobody else holds yet), and records it. One that does wait would wait for
+    /// ever, since the script moves on only once it returns: it is refused, naming the sessions
+    /// it waits on.
     pub async fn step(&mut self, session: &Session, sql: &str) -> Result<(), KitError> {
-        session
-            .client
-            .batch_execute(sql)
-            .await
-            .map_err(KitError::observer(format!("{}: {sql}", session.name)))?;
+        let run = session.client.batch_execute(sql);
+        tokio::pin!(run);
+        let started = Instant::now();
+        let done = loop {
+            if let Ok(done) = tokio::time::timeout(POLL_AT_MOST_EVERY, &mut run).await {
+                break done;
+            }
+            let pid = (self.pid_of(&session.name)).expect("a scripted session is known by its pid");
+            let backends = Backends {
+                pid,
+                application_name: None,
+            };
+            let on = self.blocking(&session.name, &backends).await?;
+            if !on.is_empty() {
+                return Err(KitError::ScriptedStepWaits {
+                    session: session.name.clone(),
+                    sql: sql.to_string(),
+                    on,
+                });
+            }
+            if started.elapsed() > STEP_DEADLINE {
+                return Err(KitError::Stuck {
+                    session: session.name.clone(),
+                    waited: STEP_DEADLINE,
+                });
+            }
+        };
+        done.map_err(KitError::observer(format!("{}: {sql}", session.name)))?;
         self.trace.step(&session.name, sql);
         Ok(())
     }
@@ -412,6 +437,17 @@ impl Interleaving {
         (self.names.iter())
             .find(|(_, known)| known == name)
             .map(|(pid, _)| *pid)
+    }
+
+    /// The sessions a running worker waits on now, looked up afresh and not written to the
+    /// trace (none for a worker that has returned).
+    pub(crate) async fn waiting_now<T>(&self, worker: &Worker<T>) -> Result<Vec<String>, KitError> {
+        match &worker.task {
+            Some(task) if !task.is_finished() => {
+                self.blocking(&worker.name, &worker.backends).await
+            }
+            _ => Ok(Vec::new()),
+        }
     }
 
     /// Looks again at a waiting `worker` after the script changed something (killed the session

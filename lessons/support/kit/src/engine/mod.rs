@@ -5,6 +5,7 @@
 
 pub(crate) mod barrier;
 pub(crate) mod interleaving;
+pub(crate) mod never_ran;
 pub(crate) mod play;
 pub(crate) mod script;
 pub mod spec;

@@ -23,6 +23,7 @@ use std::pin::Pin;
 use sqlx::PgPool;
 
 use crate::engine::interleaving::{AfterKill, Interleaving, Session, StepResult, Worker};
+use crate::engine::never_ran::never_ran;
 use crate::engine::subject::Handler;
 use crate::error::KitError;
 use crate::servers::database::TestDatabase;
@@ -345,16 +346,22 @@ impl Interleaving {
                 }
                 // It never touched what was locked: there was no moment to kill it in, or
                 // to cancel it.
-                Action::Kill { worker }
-                | Action::Cancel { worker }
-                | Action::Abandon { worker }
-                    if finished.contains(&worker) => {}
+                Action::Kill { worker } if finished.contains(&worker) => {
+                    never_ran(name, &worker, "kill");
+                }
+                Action::Cancel { worker } if finished.contains(&worker) => {
+                    never_ran(name, &worker, "cancel");
+                }
+                Action::Abandon { worker } if finished.contains(&worker) => {
+                    never_ran(name, &worker, "abandon");
+                }
                 Action::Abandon { worker } => {
                     let (_, dropped) = workers.remove(position_of(&workers, &worker, name));
                     if dropped.was_waiting() {
                         self.abandon(dropped).await?;
                         ran.abandoned.push(worker);
                     } else {
+                        never_ran(name, &worker, "abandon");
                         let result = self.finish(dropped, &describe).await?;
                         ran.outcomes.push((worker, result));
                     }
@@ -371,6 +378,7 @@ impl Interleaving {
                         }
                     } else {
                         // It never touched what was locked: there was no moment to kill it in.
+                        never_ran(name, &worker, "kill");
                         let result = self.finish(victim, &describe).await?;
                         ran.outcomes.push((worker, result));
                     }
@@ -381,6 +389,8 @@ impl Interleaving {
                     let waited = workers[at].1.was_waiting();
                     if waited {
                         self.cancel(&mut workers[at].1).await?;
+                    } else {
+                        never_ran(name, &worker, "cancel");
                     }
                     if !workers[at].1.was_waiting() {
                         let (_, victim) = workers.remove(at);
@@ -411,6 +421,20 @@ impl Interleaving {
         for (step, waiting) in pending {
             let result = self.finish_step(waiting).await?;
             ran.steps.push((step, result));
+        }
+        // A delivery still waiting on a scripted session when the permutation ends waits for
+        // ever: nothing is left to end that session's transaction. That is the schedule's
+        // fault, not the handler's, and is said so at once.
+        for (name, worker) in &workers {
+            let on: Vec<String> = (self.waiting_now(worker).await?.into_iter())
+                .filter(|on| sessions.contains_key(on.as_str()))
+                .collect();
+            if !on.is_empty() {
+                return Err(KitError::ScheduleEnds {
+                    worker: name.clone(),
+                    on,
+                });
+            }
         }
         let returned: Vec<&str> = (pools.iter())
             .map(|(name, _)| name.as_str())

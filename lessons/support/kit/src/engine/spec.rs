@@ -39,8 +39,9 @@
 //!   quoted string (`'…'`, `"…"`) or a SQL comment (`-- …`) do not count.
 //!
 //! A file that does not make sense is refused with the line that says so: a syntax error, a step
-//! or session named twice, a fault aimed at a session that delivers nothing, a permutation that
-//! names a missing step or one step twice, an expectation with no permutation before it.
+//! or session named twice, a session that delivers twice, a fault aimed at a session that
+//! delivers nothing, a permutation that names a missing step or one step twice, or plays a fault
+//! before its session's delivery, an expectation with no permutation before it.
 
 use std::fmt;
 
@@ -165,6 +166,19 @@ impl Spec {
                 ));
             }
             sessions.push(session);
+            let mut deliveries =
+                (session.steps.iter()).filter(|step| matches!(step.action, Action::Deliver(_)));
+            if let (Some(first), Some(second)) = (deliveries.next(), deliveries.next()) {
+                return Err(error(
+                    second.line,
+                    format!(
+                        "session `{}` delivers twice (first on line {}): each delivery is a \
+                         worker of its own, on a connection of its own, so give this one a \
+                         session of its own",
+                        session.name, first.line
+                    ),
+                ));
+            }
             for step in &session.steps {
                 if let Some(first) = steps.iter().find(|s| s.name == step.name) {
                     return Err(error(
@@ -239,9 +253,70 @@ impl Spec {
                         ),
                     ));
                 }
+                if let Some(target) = self.fault_target(name) {
+                    self.delivered_before(permutation, at, name, target)?;
+                }
             }
         }
         Ok(())
+    }
+}
+
+impl Spec {
+    /// The session a kill, cancel or abandon step aims at.
+    pub fn fault_target(&self, step: &str) -> Option<&str> {
+        match &self.step(step)?.1.action {
+            Action::Kill(target) | Action::Cancel(target) | Action::Abandon(target) => Some(target),
+            _ => None,
+        }
+    }
+
+    /// Each delivery, by session: the session's name and the JSON it delivers.
+    pub fn deliveries(&self) -> Vec<(&str, &str)> {
+        (self.sessions.iter())
+            .flat_map(|session| {
+                (session.steps.iter()).filter_map(|step| match &step.action {
+                    Action::Deliver(json) => Some((session.name.as_str(), json.as_str())),
+                    _ => None,
+                })
+            })
+            .collect()
+    }
+
+    /// Steps no permutation names: written, and never played.
+    pub fn unplayed(&self) -> Vec<&StepSpec> {
+        (self.sessions.iter())
+            .flat_map(|session| &session.steps)
+            .filter(|step| {
+                !(self.permutations.iter()).any(|p| p.steps.iter().any(|s| s == &step.name))
+            })
+            .collect()
+    }
+
+    /// A fault can only end work that has begun: the permutation must start a delivery of
+    /// `target` before step `fault` (at `at`) aims at it.
+    fn delivered_before(
+        &self,
+        permutation: &Permutation,
+        at: usize,
+        fault: &str,
+        target: &str,
+    ) -> Result<(), SpecError> {
+        let started = permutation.steps[..at].iter().any(|earlier| {
+            self.step(earlier).is_some_and(|(session, step)| {
+                session.name == target && matches!(step.action, Action::Deliver(_))
+            })
+        });
+        if started {
+            return Ok(());
+        }
+        Err(error(
+            permutation.line,
+            format!(
+                "the permutation plays `{fault}` before `{target}` delivers anything: a fault \
+                 ends work that has begun, so put `{target}`'s delivery earlier"
+            ),
+        ))
     }
 }
 

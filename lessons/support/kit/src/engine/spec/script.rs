@@ -4,6 +4,8 @@
 use super::{Action, Permutation, Spec, SpecError};
 use crate::engine::script::Script;
 use crate::engine::subject::Handler;
+use crate::error::KitError;
+use crate::servers::database::TestDatabase;
 
 impl Spec {
     /// The script of this spec's sessions, for `handler`, its deliveries shown as `shown` words
@@ -22,7 +24,7 @@ impl Spec {
             for step in &session.steps {
                 let (name, line) = (step.name.as_str(), step.line);
                 script = match &step.action {
-                    Action::Sql(sql) => script.sql(&session.name, name, sql),
+                    Action::Sql(sql) => script.sql(&session.name, name, &one_line(sql)),
                     Action::Deliver(json) => {
                         let event = event(json).map_err(|why| SpecError {
                             line,
@@ -51,9 +53,50 @@ impl Spec {
     }
 }
 
+impl Spec {
+    /// Runs the spec's `setup` blocks on `db`, in order, on a session of their own, before any
+    /// session of the spec opens.
+    pub async fn set_up(&self, db: &TestDatabase) -> Result<(), KitError> {
+        let session = db.session().await?;
+        for sql in &self.setup {
+            (session.batch_execute(sql).await)
+                .map_err(KitError::observer(format!("the spec's setup: {sql}")))?;
+        }
+        Ok(())
+    }
+}
+
 impl Permutation {
     /// The order, as the interleaving takes it: step names separated by spaces.
     pub fn order(&self) -> String {
         self.steps.join(" ")
+    }
+}
+
+/// A block written over several lines, as one line, the way the trace shows a statement (and
+/// the way the lessons' own scripts write them): each line trimmed, lines that are only a `--`
+/// comment left out. A block with a comment after code on a line is kept as written, since
+/// joining its lines would comment out what follows.
+fn one_line(sql: &str) -> String {
+    let lines: Vec<&str> = (sql.lines().map(str::trim))
+        .filter(|line| !line.is_empty() && !line.starts_with("--"))
+        .collect();
+    if lines.iter().any(|line| line.contains("--")) {
+        return sql.to_string();
+    }
+    lines.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_block_over_several_lines_is_one_statement_line() {
+        let block = "BEGIN;\n    -- the customer first\n    SELECT 1 FROM customers FOR UPDATE;\n";
+        assert_eq!(
+            super::one_line(block),
+            "BEGIN; SELECT 1 FROM customers FOR UPDATE;"
+        );
+        let commented = "SELECT 1 -- why\nFROM t";
+        assert_eq!(super::one_line(commented), commented);
     }
 }

@@ -203,6 +203,16 @@ fn each_kind_of_bad_file_is_refused_with_its_line() {
             3,
             "names `s` twice",
         ),
+        (
+            "session w\nstep d deliver {}\nstep e deliver {}\npermutation d e\n",
+            3,
+            "delivers twice (first on line 2)",
+        ),
+        (
+            "session w\nstep d deliver {}\nsession s\nstep k kill w\npermutation k d\n",
+            5,
+            "plays `k` before `w` delivers anything",
+        ),
     ];
     for (text, line, words) in cases {
         let error = refused(text);
