@@ -47,6 +47,30 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
     matches!(kind, ViolationKind::CreditedMoreThanOnce { .. })
 }
 
+/// `cargo workbook break 01`: a spec of the student's own, checked for what this lesson can
+/// judge, then played against either side.
+pub const BREAK: crate::breaking::Breakable = crate::breaking::Breakable {
+    number: "01",
+    check: |spec| check_then_act::scenarios::your_event(spec).map(drop),
+    play: play_yours,
+};
+
+fn play_yours(
+    spec: &kit::spec::Spec,
+    at: usize,
+    side: kit::spec::Side,
+) -> crate::breaking::Showing<'_> {
+    use check_then_act::scenarios::your_spec;
+    use crate::breaking::show;
+    Box::pin(async move {
+        let permutation = &spec.permutations[at];
+        match side {
+            kit::spec::Side::Exercise => show(your_spec(exercise(), spec, permutation), is_intended).await,
+            kit::spec::Side::Solution => show(your_spec(solution(), spec, permutation), is_intended).await,
+        }
+    })
+}
+
 fn probes() -> Vec<Probe> {
     probe::probes_of(
         TESTS,
@@ -98,42 +122,18 @@ mod tests {
     /// their words, or a rule that holds.
     #[tokio::test]
     async fn each_specs_expectations_are_what_its_scenario_shows() -> Result<(), Complaint> {
-        use kit::spec::{Side, Verdict};
         let specs = [
             ("forced.spec", scenarios::forced_spec()),
             ("failed.spec", scenarios::failed_spec()),
             ("gave_up.spec", scenarios::gave_up_spec()),
         ];
-        for (name, spec) in specs {
-            for (at, permutation) in spec.permutations.iter().enumerate() {
-                for expected in &permutation.expect {
-                    let result = match expected.side {
-                        Side::Exercise => play_spec(name, at, super::exercise()).await,
-                        Side::Solution => play_spec(name, at, super::solution()).await,
-                    };
-                    let showed = match (&expected.verdict, &result) {
-                        (Verdict::Holds, Ok(())) => continue,
-                        (Verdict::Fails(kind), Err(caught))
-                            if format!("{:?}", caught.kind).starts_with(kind.as_str())
-                                && (expected.words.iter())
-                                    .all(|w| caught.to_string().contains(w)) =>
-                        {
-                            continue;
-                        }
-                        (_, Ok(())) => "the rule held".to_string(),
-                        (_, Err(caught)) => caught.to_string(),
-                    };
-                    return Err(Complaint(format!(
-                        "specs/{name}, permutation `{}`, expects {:?} of the {:?}; the scenario \
-                         showed: {showed}",
-                        permutation.order(),
-                        expected.verdict,
-                        expected.side
-                    )));
-                }
+        crate::intended::specs_show_what_they_expect(&specs, |name, at, side| async move {
+            match side {
+                kit::spec::Side::Exercise => play_spec(name, at, super::exercise()).await,
+                kit::spec::Side::Solution => play_spec(name, at, super::solution()).await,
             }
-        }
-        Ok(())
+        })
+        .await
     }
 
     /// The scenario that plays permutation `at` of spec `name`.

@@ -39,6 +39,30 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
     matches!(kind, ViolationKind::NotRetried { attempts: 1, .. })
 }
 
+/// `cargo workbook break 13`: a spec of the student's own, checked for what this lesson can
+/// judge, then played against either side.
+pub const BREAK: crate::breaking::Breakable = crate::breaking::Breakable {
+    number: "13",
+    check: |spec| serializable_retry::scenarios::your_events(spec).map(drop),
+    play: play_yours,
+};
+
+fn play_yours(
+    spec: &kit::spec::Spec,
+    at: usize,
+    side: kit::spec::Side,
+) -> crate::breaking::Showing<'_> {
+    use serializable_retry::scenarios::your_spec;
+    use crate::breaking::show;
+    Box::pin(async move {
+        let permutation = &spec.permutations[at];
+        match side {
+            kit::spec::Side::Exercise => show(your_spec(exercise(), spec, permutation), is_intended).await,
+            kit::spec::Side::Solution => show(your_spec(solution(), spec, permutation), is_intended).await,
+        }
+    })
+}
+
 fn probes() -> Vec<Probe> {
     probe::probes_of(
         TESTS,
@@ -72,6 +96,40 @@ mod tests {
     use crate::intended::{Complaint, expect, passing, trace};
 
     const WHY: &str = "a delivery the database aborted is not run again";
+
+    /// Each spec's `expect` lines are what its scenario shows, permutation by permutation.
+    #[tokio::test]
+    async fn each_specs_expectations_are_what_its_scenario_shows() -> Result<(), Complaint> {
+        let specs = [
+            ("write_skew.spec", scenarios::write_skew_spec()),
+            ("lost_update.spec", scenarios::lost_update_spec()),
+            ("copy_race.spec", scenarios::copy_race_spec()),
+            ("failed.spec", scenarios::failed_spec()),
+        ];
+        crate::intended::specs_show_what_they_expect(&specs, |name, at, side| async move {
+            match side {
+                kit::spec::Side::Exercise => play_spec(name, at, super::exercise()).await,
+                kit::spec::Side::Solution => play_spec(name, at, super::solution()).await,
+            }
+        })
+        .await
+    }
+
+    /// The scenario that plays permutation `at` of spec `name`.
+    async fn play_spec<H: serializable_retry::Handler>(
+        name: &str,
+        at: usize,
+        subject: serializable_retry::Subject<H>,
+    ) -> Result<(), Violation> {
+        match (name, at) {
+            ("write_skew.spec", 0) => scenarios::aborted_at_commit(subject).await,
+            ("lost_update.spec", 0) => scenarios::aborted_at_an_update(subject).await,
+            ("copy_race.spec", 0) => scenarios::copy_races_an_uncommitted_decision(subject).await,
+            ("failed.spec", 0) => scenarios::cancelled_at_commit_then_redelivery(subject).await,
+            ("failed.spec", 1) => scenarios::killed_at_commit_then_redelivery(subject).await,
+            other => panic!("no scenario plays {other:?}"),
+        }
+    }
 
     #[tokio::test]
     async fn exercise_hands_back_an_abort_at_commit() -> Result<(), Complaint> {

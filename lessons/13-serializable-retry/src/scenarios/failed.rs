@@ -1,11 +1,14 @@
-use kit::{Fault, Script};
+use kit::Fault;
+use kit::spec::Spec;
 
-use super::forced::with_events;
-use super::{
-    STATEMENT_RUN_LOCKS_THE_CUSTOMER, authorization, described, judge_all, shown, with_customer,
-};
-use crate::judge::Expect;
+use super::specs::{play, spec};
 use crate::{Delivery, Handler, Subject, Violation};
+
+/// A COMMIT cancelled, then one whose connection is lost, each followed by the redelivery
+/// (specs/failed.spec).
+pub fn failed_spec() -> Spec {
+    spec("failed.spec", include_str!("../../specs/failed.spec"))
+}
 
 // ANCHOR: killed
 /// The connection is lost during COMMIT: the worker's session is terminated while its COMMIT
@@ -42,30 +45,8 @@ async fn failed_then_redelivered<H: Handler>(
              connection (a scripted interleaving)"
         }
     });
-    let (db, cards) = with_customer(&subject, during, &["auth-1"]).await?;
-    let event = authorization("auth-1", "card-1", 6000);
-    let script = Script::new(&subject.handler, shown)
-        .sql("holder", "lock", STATEMENT_RUN_LOCKS_THE_CUSTOMER)
-        .sql("holder", "commit", "COMMIT")
-        .deliver("worker-1", "first", event.clone())
-        .deliver("worker-2", "again", event.clone())
-        .fail("fail", "worker-1", fault);
-    let permutation = "lock first fail commit again";
-    let (mut interleaving, ran) = kit::play(&db, script, permutation, described, during).await?;
-    // The failed delivery's attempt ended with its fault, and its result is set apart.
-    let uncounted = u64::from(ran.killed("worker-1") || ran.cancelled("worker-1"));
-    let (kept, hidden) = ran.apart_from_failed("worker-1");
-    let delivered = with_events(kept, &vec![event; 2]);
-    let expect = Expect::default();
-    let events = [("auth-1", uncounted)];
-    judge_all(
-        &cards,
-        &delivered,
-        &events,
-        expect,
-        during,
-        Some(&mut interleaving),
-    )
-    .await?;
-    Violation::unless_failure_hidden(hidden, fault, during, interleaving.trace())
+    let spec = failed_spec();
+    // The spec's first order cancels worker-1's COMMIT, its second kills its session.
+    let permutation = &spec.permutations[usize::from(fault == Fault::Killed)];
+    play(subject, during, &spec, permutation).await
 }

@@ -7,11 +7,18 @@ mod failed;
 mod forced;
 mod injected;
 mod sequential;
+mod specs;
 
-pub use failed::{cancelled_at_commit_then_redelivery, killed_at_commit_then_redelivery};
-pub use forced::{aborted_at_an_update, aborted_at_commit, copy_races_an_uncommitted_decision};
+pub use failed::{
+    cancelled_at_commit_then_redelivery, failed_spec, killed_at_commit_then_redelivery,
+};
+pub use forced::{
+    aborted_at_an_update, aborted_at_commit, copy_race_spec, copy_races_an_uncommitted_decision,
+    lost_update_spec, write_skew_spec,
+};
 pub use injected::{conflicts_every_time, conflicts_three_times, deadlocks_twice, unknown_card};
 pub use sequential::decided_one_after_another;
+pub use specs::{your_events, your_spec};
 
 use kit::TestDatabase;
 
@@ -21,12 +28,6 @@ use crate::{Authorization, Delivery, Handler, Subject, Violation};
 
 /// The customer every scenario's authorizations draw on, and its two cards.
 const CUSTOMER: &str = "cus-1";
-
-/// The statement run locks the customer's row while it reads the limit (at READ COMMITTED): a
-/// delivery's COMMIT, which checks its deferred foreign key on that row, waits for it, with
-/// every statement done and nothing committed.
-const STATEMENT_RUN_LOCKS_THE_CUSTOMER: &str =
-    "BEGIN; SELECT limit_cents FROM customers WHERE id = 'cus-1' FOR UPDATE";
 
 /// A fresh database with the subject's schema, the test's own session on it, the customer and
 /// its cards, and the attempts of each of `events` counted.

@@ -146,3 +146,44 @@ macro_rules! snapshot {
         })
     }};
 }
+
+/// Each spec's `expect` lines are what its scenario shows, permutation by permutation: against
+/// the shipped exercise and the solution, the kind of violation they name, with their words, or
+/// a rule that holds. `play(name, at, side)` plays permutation `at` of spec `name` the way the
+/// lesson's scenario does.
+pub async fn specs_show_what_they_expect<K, D, Fut>(
+    specs: &[(&'static str, kit::spec::Spec)],
+    play: impl Fn(&'static str, usize, kit::spec::Side) -> Fut,
+) -> Result<(), Complaint>
+where
+    K: Explain<D> + std::fmt::Debug,
+    Fut: std::future::Future<Output = Result<(), Violation<K, D>>>,
+{
+    use kit::spec::Verdict;
+    for (name, spec) in specs {
+        for (at, permutation) in spec.permutations.iter().enumerate() {
+            for expected in &permutation.expect {
+                let result = play(name, at, expected.side).await;
+                let showed = match (&expected.verdict, &result) {
+                    (Verdict::Holds, Ok(())) => continue,
+                    (Verdict::Fails(kind), Err(caught))
+                        if crate::breaking::kind_name(&caught.kind) == *kind
+                            && (expected.words.iter()).all(|w| caught.to_string().contains(w)) =>
+                    {
+                        continue;
+                    }
+                    (_, Ok(())) => "the rule held".to_string(),
+                    (_, Err(caught)) => caught.to_string(),
+                };
+                return Err(Complaint(format!(
+                    "specs/{name}, permutation `{}`, expects {:?} of the {:?}; the scenario \
+                     showed: {showed}",
+                    permutation.order(),
+                    expected.verdict,
+                    expected.side
+                )));
+            }
+        }
+    }
+    Ok(())
+}
