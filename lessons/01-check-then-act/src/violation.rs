@@ -81,6 +81,8 @@ pub enum Delivery {
     TwoEventsForOneAccount,
     /// An event for another account while a delivery waited for the first account's row.
     AnotherAccount,
+    /// In the order a spec of the student's own gives (`cargo workbook break 01`).
+    YourSpec,
     /// `workers` workers released together by a barrier, in round `round` of `rounds`.
     Barrier {
         workers: usize,
@@ -133,6 +135,10 @@ impl fmt::Display for Delivery {
                 f,
                 "evt-1 for acc-1 waited for acc-1's row, and meanwhile evt-2, for another \
                  account, acc-2, reached a second worker (a scripted interleaving)"
+            ),
+            Delivery::YourSpec => write!(
+                f,
+                "was delivered in the order your spec gives (a scripted interleaving)"
             ),
             Delivery::Barrier {
                 workers,

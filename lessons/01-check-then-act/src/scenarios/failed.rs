@@ -38,6 +38,7 @@ async fn failed_then_redelivered<H: Handler>(
     let (db, ledger) = with_account(&subject, during).await?;
     let event = credit_event("evt-1", "acc-1");
     let spec = failed_spec();
+    (spec.set_up(&db).await).map_err(Violation::setup(during))?;
     let script = script_of(&spec, &subject.handler);
     // The spec's first order cancels worker-1's statement, its second kills its session.
     let order = spec.permutations[usize::from(fault == Fault::Killed)].order();

@@ -32,6 +32,7 @@ pub async fn forced_interleaving<H: Handler>(subject: Subject<H>) -> Result<(), 
     let (db, ledger) = with_account(&subject, during).await?;
     let event = credit_event("evt-1", "acc-1");
     let spec = forced_spec();
+    (spec.set_up(&db).await).map_err(Violation::setup(during))?;
     let script = script_of(&spec, &subject.handler);
     let order = spec.permutations[0].order();
     let (mut interleaving, ran) =

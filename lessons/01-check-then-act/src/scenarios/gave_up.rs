@@ -27,6 +27,7 @@ pub async fn duplicate_gives_up_then_first_rolls_back<H: Handler>(
     let (db, ledger) = with_account(&subject, during).await?;
     let event = credit_event("evt-1", "acc-1");
     let spec = gave_up_spec();
+    (spec.set_up(&db).await).map_err(Violation::setup(during))?;
     let script = script_of(&spec, &subject.handler);
     let order = spec.permutations[0].order();
     let (mut interleaving, ran) =

@@ -9,6 +9,7 @@ mod other_accounts;
 mod sequential;
 mod two_events;
 mod unknown_account;
+mod yours;
 
 pub use barrier::{BARRIER_ROUNDS, barrier, barrier_rounds};
 pub use failed::{cancelled_then_redelivered, failed_spec, killed_then_redelivered};
@@ -18,6 +19,7 @@ pub use other_accounts::other_accounts_do_not_wait;
 pub use sequential::sequential_redelivery;
 pub use two_events::two_events_race_for_one_account;
 pub use unknown_account::unknown_account;
+pub use yours::{your_event, your_spec};
 
 use kit::TestDatabase;
 
@@ -70,16 +72,17 @@ fn credit_event(id: &str, account: &str) -> CreditEvent {
     CreditEvent::from_json(&wire.to_string()).expect("the scenarios' events are valid")
 }
 
-/// What acc-1 holds once a script has played, noted at the end of its trace.
+/// What the event's account holds once a script has played, noted at the end of its trace.
 async fn observe_into(
     interleaving: &mut kit::Interleaving,
     ledger: &Ledger,
     event: &CreditEvent,
     during: Delivery,
 ) -> Result<Observed, Violation> {
-    let observed = (ledger.observe("acc-1", event).await).map_err(Violation::setup(during))?;
+    let account = event.account();
+    let observed = (ledger.observe(account, event).await).map_err(Violation::setup(during))?;
     interleaving.note(format!(
-        "acc-1 holds {} cents; processed_events holds {} row(s) for {}",
+        "{account} holds {} cents; processed_events holds {} row(s) for {}",
         observed.balance_cents,
         observed.records,
         event.id()

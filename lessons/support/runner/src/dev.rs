@@ -207,6 +207,51 @@ fn deliver_args(database: &str, input: Option<&str>, fresh: bool) -> Result<Vec<
     Ok(args)
 }
 
+/// `break NN FILE`: verify's `workbook-break`, which links the shipped exercise and the solution
+/// of every lesson (the root `cargo test` builds it too). The file is read from where the
+/// student stands, so its path is made absolute before cargo runs from the workspace root.
+pub fn breaking(root: &Path, name: &str, file: &str) -> Result<ExitCode, String> {
+    let lesson = catalog::find(name)?;
+    // A lesson whose scripted scenarios are specs has a specs/ folder; the others are code.
+    if !root
+        .join("lessons")
+        .join(lesson.folder)
+        .join("specs")
+        .is_dir()
+    {
+        return Err(format!(
+            "lesson {}'s scenarios are not specs yet, so `break` cannot play them; lessons 01 \
+             and 13 have theirs in lessons/NN-…/specs/",
+            lesson.number
+        ));
+    }
+    let path = std::path::absolute(file)
+        .ok()
+        .filter(|path| path.is_file())
+        .ok_or_else(|| {
+            format!(
+                "no spec file at {file}. Copy one of lessons/{}/specs/ and edit it: `cargo \
+                 workbook break {} my.spec`",
+                lesson.folder, lesson.number
+            )
+        })?;
+    eprintln!("building the shipped exercises and solutions (the first time, a minute or so) …");
+    let mut command = cargo(root);
+    command
+        .args([
+            "run",
+            "--quiet",
+            "-p",
+            "workbook-verify",
+            "--bin",
+            "workbook-break",
+            "--",
+        ])
+        .arg(lesson.number)
+        .arg(path);
+    run(command)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -109,6 +109,14 @@ enum Command {
         #[arg(long)]
         port: Option<u16>,
     },
+    /// Play a spec of your own (a race written as in lessons/NN-…/specs/) against the lesson's
+    /// shipped exercise and its solution, on throwaway databases, and say whether it exposes the
+    /// race: it fails the exercise for the lesson's reason and passes the solution.
+    Break {
+        lesson: String,
+        /// The spec file (start from a copy of one in the lesson's specs/ folder).
+        file: String,
+    },
     /// Run a lesson's race and fault tests K times against the exercise and the solution.
     Repeat {
         lesson: String,
@@ -169,6 +177,7 @@ fn main() -> ExitCode {
             fresh,
             port,
         } => dev::serve(&root, &lesson, mine, fresh, port),
+        Command::Break { lesson, file } => dev::breaking(&root, &lesson, &file),
         Command::Repeat {
             lesson,
             runs,

@@ -3,6 +3,7 @@
 //! unit tests check it (part of the root `cargo test`). `tests/` checks that everything listing
 //! the lessons agrees with the catalog, and that every book include finds its anchor.
 
+pub mod breaking;
 pub mod citations;
 pub mod diagram;
 #[cfg(test)]
