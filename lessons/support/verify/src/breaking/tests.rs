@@ -53,7 +53,7 @@ async fn a_harmless_schedule_is_refused_with_its_reason() {
         (
             "13",
             include_str!("../../../../13-serializable-retry/specs/your-turn.spec"),
-            "worker: <done> Approved after 1 attempt(s)",
+            "worker: <done> Declined after 1 attempt(s)",
         ),
     ];
     for (number, text, did) in specs {
