@@ -47,29 +47,11 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
     matches!(kind, ViolationKind::CreditedMoreThanOnce { .. })
 }
 
-/// `cargo workbook break 01`: a spec of the student's own, checked for what this lesson can
-/// judge, then played against either side.
-pub const BREAK: crate::breaking::Breakable = crate::breaking::Breakable {
-    number: "01",
-    check: |spec| check_then_act::scenarios::your_event(spec).map(drop),
-    play: play_yours,
-};
-
-fn play_yours(
-    spec: &kit::spec::Spec,
-    at: usize,
-    side: kit::spec::Side,
-) -> crate::breaking::Showing<'_> {
-    use check_then_act::scenarios::your_spec;
-    use crate::breaking::show;
-    Box::pin(async move {
-        let permutation = &spec.permutations[at];
-        match side {
-            kit::spec::Side::Exercise => show(your_spec(exercise(), spec, permutation), is_intended).await,
-            kit::spec::Side::Solution => show(your_spec(solution(), spec, permutation), is_intended).await,
-        }
-    })
-}
+crate::breaking::breakable!(
+    "01",
+    check_then_act::scenarios::your_event,
+    check_then_act::scenarios::your_spec
+);
 
 fn probes() -> Vec<Probe> {
     probe::probes_of(

@@ -13,10 +13,7 @@ use crate::{CreditEvent, Delivery, Handler, Subject, Violation};
 /// the line of the first that differs.
 pub fn your_event(spec: &Spec) -> Result<CreditEvent, SpecError> {
     let mut first: Option<CreditEvent> = None;
-    for (session, json) in spec.deliveries() {
-        let line = (spec.sessions.iter())
-            .find(|s| s.name == session)
-            .map_or(1, |s| s.line);
+    for (session, line, json) in spec.deliveries() {
         let event = CreditEvent::from_json(json).map_err(|why| SpecError {
             line,
             message: format!("{session} delivers what lesson 01 refuses: {why}"),

@@ -21,10 +21,7 @@ pub(super) fn spec(name: &str, text: &str) -> Spec {
 /// A spec whose deliveries the lesson cannot read is refused with the session's line.
 pub fn your_events(spec: &Spec) -> Result<Vec<(String, Authorization)>, SpecError> {
     let mut events = Vec::new();
-    for (session, json) in spec.deliveries() {
-        let line = (spec.sessions.iter())
-            .find(|s| s.name == session)
-            .map_or(1, |s| s.line);
+    for (session, line, json) in spec.deliveries() {
         let event = Authorization::from_json(json).map_err(|why| SpecError {
             line,
             message: format!("{session} delivers what lesson 13 refuses: {why}"),

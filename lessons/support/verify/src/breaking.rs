@@ -94,6 +94,41 @@ pub struct Breakable {
 /// What a lesson's `play` returns: one side's play of one permutation, to be awaited.
 pub type Showing<'a> = Pin<Box<dyn Future<Output = Showed> + 'a>>;
 
+/// A lesson's `BREAK` entry, in its `checks.rs`: `$check` reads a spec for what the lesson can
+/// judge, `$your_spec` plays one permutation; the module's own `exercise()`, `solution()` and
+/// `is_intended` give the sides and the lesson's reason.
+macro_rules! breakable {
+    ($number:literal, $check:path, $your_spec:path) => {
+        /// `cargo workbook break`: a spec of the student's own, checked for what this lesson
+        /// can judge, then played against either side.
+        pub const BREAK: $crate::breaking::Breakable = $crate::breaking::Breakable {
+            number: $number,
+            check: |spec| $check(spec).map(drop),
+            play: play_yours,
+        };
+
+        fn play_yours(
+            spec: &kit::spec::Spec,
+            at: usize,
+            side: kit::spec::Side,
+        ) -> $crate::breaking::Showing<'_> {
+            use $crate::breaking::show;
+            Box::pin(async move {
+                let permutation = &spec.permutations[at];
+                match side {
+                    kit::spec::Side::Exercise => {
+                        show($your_spec(exercise(), spec, permutation), is_intended).await
+                    }
+                    kit::spec::Side::Solution => {
+                        show($your_spec(solution(), spec, permutation), is_intended).await
+                    }
+                }
+            })
+        }
+    };
+}
+pub(crate) use breakable;
+
 /// The lessons `break` plays (the others' scenarios are still code).
 pub const BREAKABLE: &[Breakable] = &[crate::lesson_01::BREAK, crate::lesson_13::BREAK];
 

@@ -271,12 +271,14 @@ impl Spec {
         }
     }
 
-    /// Each delivery, by session: the session's name and the JSON it delivers.
-    pub fn deliveries(&self) -> Vec<(&str, &str)> {
+    /// Each delivery: the session's name, the step's line, and the JSON it delivers.
+    pub fn deliveries(&self) -> Vec<(&str, usize, &str)> {
         (self.sessions.iter())
             .flat_map(|session| {
                 (session.steps.iter()).filter_map(|step| match &step.action {
-                    Action::Deliver(json) => Some((session.name.as_str(), json.as_str())),
+                    Action::Deliver(json) => {
+                        Some((session.name.as_str(), step.line, json.as_str()))
+                    }
                     _ => None,
                 })
             })

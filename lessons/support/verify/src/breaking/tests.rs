@@ -146,7 +146,7 @@ fn each_kind_of_bad_file_is_refused_with_its_line() {
         (
             "01",
             "session w\nstep d deliver {\"id\": \"evt-1\"}\npermutation d\n",
-            1,
+            2,
             "w delivers what lesson 01 refuses",
         ),
         (
@@ -154,7 +154,7 @@ fn each_kind_of_bad_file_is_refused_with_its_line() {
             "session w\nstep d deliver {\"id\": \"evt-1\", \"account\": \"acc-1\", \"amount_cents\": 100}\n\
              session v\nstep e deliver {\"id\": \"evt-2\", \"account\": \"acc-1\", \"amount_cents\": 100}\n\
              permutation d e\n",
-            3,
+            4,
             "one event delivered more than once",
         ),
         (
@@ -166,7 +166,7 @@ fn each_kind_of_bad_file_is_refused_with_its_line() {
         (
             "13",
             "session w\nstep d deliver {\"id\": \"auth-1\"}\npermutation d\n",
-            1,
+            2,
             "w delivers what lesson 13 refuses",
         ),
     ];
