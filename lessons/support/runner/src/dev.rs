@@ -278,4 +278,25 @@ mod tests {
                 .contains("no file")
         );
     }
+
+    /// `break` refuses before building anything: a lesson whose scenarios are still code, and a
+    /// spec file that is not there (with the command to start from).
+    #[test]
+    fn break_refuses_a_lesson_without_specs_and_a_missing_file() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
+        let refused = breaking(&root, "05", "my.spec").unwrap_err();
+        assert!(
+            refused.contains("lesson 05's scenarios are not specs yet"),
+            "{refused}"
+        );
+        let missing = breaking(&root, "01", "/no/such.spec").unwrap_err();
+        assert!(
+            missing.contains("no spec file at /no/such.spec"),
+            "{missing}"
+        );
+        assert!(
+            missing.contains("lessons/01-check-then-act/specs/"),
+            "{missing}"
+        );
+    }
 }
