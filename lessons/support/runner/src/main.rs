@@ -109,9 +109,11 @@ enum Command {
         #[arg(long)]
         port: Option<u16>,
     },
-    /// Play a spec of your own (a race written as in lessons/NN-…/specs/) against the lesson's
-    /// shipped exercise and its solution, on throwaway databases, and say whether it exposes the
-    /// race: it fails the exercise for the lesson's reason and passes the solution.
+    /// Play a race you wrote (a spec) against the shipped exercise and the solution.
+    ///
+    /// A spec is written as in lessons/NN-…/specs/ (start from a copy of your-turn.spec there).
+    /// Each of its permutations is played on throwaway databases; the spec exposes the race when
+    /// one fails the exercise as shipped for the lesson's reason and passes the solution.
     Break {
         lesson: String,
         /// The spec file (start from a copy of one in the lesson's specs/ folder).

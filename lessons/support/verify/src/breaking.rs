@@ -248,7 +248,10 @@ fn said(showed: &Showed) -> String {
 /// What one permutation means for the spec, in a sentence or two.
 fn finding(number: &str, one: &Played) -> String {
     match (&one.exercise, &one.solution) {
-        _ if one.exposes() => "it exposes the race.".into(),
+        (Showed::Fails { message, .. }, _) if one.exposes() => format!(
+            "it exposes the race. What the shipped exercise was told:\n{}",
+            indented(message)
+        ),
         (Showed::CouldNotFinish(why), _) | (_, Showed::CouldNotFinish(why)) => {
             format!("it could not finish: {why}")
         }
