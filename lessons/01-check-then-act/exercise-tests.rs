@@ -33,27 +33,27 @@ async fn an_event_for_an_unknown_account_is_an_error() -> Result<(), Violation> 
 /// Scripted, not timed: the second delivery starts while the first is inside its transaction.
 #[tokio::test]
 async fn a_delivery_racing_an_uncommitted_one_changes_nothing() -> Result<(), Violation> {
-    scenarios::forced_interleaving(subject!(handler::apply_credit)).await
+    scenarios::spec_test(subject!(handler::apply_credit), "forced.spec", 0).await
 }
 
 /// A delivery cancelled while it waits (as by a statement timeout) keeps nothing, and leaves
 /// nothing in its session: the redelivery, on another connection, credits the event.
 #[tokio::test]
 async fn a_redelivery_after_a_cancelled_delivery_credits_the_event() -> Result<(), Violation> {
-    scenarios::cancelled_then_redelivered(subject!(handler::apply_credit)).await
+    scenarios::spec_test(subject!(handler::apply_credit), "failed.spec", 0).await
 }
 
 /// A delivery whose worker dies while it waits keeps nothing: the redelivery credits the event.
 #[tokio::test]
 async fn a_redelivery_after_a_killed_delivery_credits_the_event() -> Result<(), Violation> {
-    scenarios::killed_then_redelivered(subject!(handler::apply_credit)).await
+    scenarios::spec_test(subject!(handler::apply_credit), "failed.spec", 1).await
 }
 
 /// A duplicate whose wait on the first delivery ends in an error knows nothing yet: the first
 /// may roll back, as it does here, and then only the error gets the event delivered again.
 #[tokio::test]
 async fn a_duplicate_whose_wait_ends_in_an_error_reports_the_error() -> Result<(), Violation> {
-    scenarios::duplicate_gives_up_then_first_rolls_back(subject!(handler::apply_credit)).await
+    scenarios::spec_test(subject!(handler::apply_credit), "gave_up.spec", 0).await
 }
 
 /// Two different events racing for one account both credit it: neither is a duplicate.

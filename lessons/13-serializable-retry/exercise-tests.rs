@@ -29,19 +29,19 @@ async fn one_after_another_each_authorization_is_decided_once() -> Result<(), Vi
 /// Scripted: write skew between two cards, refused at the delivery's COMMIT.
 #[tokio::test]
 async fn an_approval_refused_at_commit_is_decided_again() -> Result<(), Violation> {
-    scenarios::aborted_at_commit(subject!(handler::authorize)).await
+    scenarios::spec_test(subject!(handler::authorize), "write_skew.spec", 0).await
 }
 
 /// Scripted: the same card updated by another worker, refused at the delivery's UPDATE.
 #[tokio::test]
 async fn an_approval_refused_at_its_update_is_decided_again() -> Result<(), Violation> {
-    scenarios::aborted_at_an_update(subject!(handler::authorize)).await
+    scenarios::spec_test(subject!(handler::authorize), "lost_update.spec", 0).await
 }
 
 /// Scripted: a copy of the event while the first delivery is inside its transaction.
 #[tokio::test]
 async fn a_copy_racing_an_uncommitted_decision_is_a_duplicate() -> Result<(), Violation> {
-    scenarios::copy_races_an_uncommitted_decision(subject!(handler::authorize)).await
+    scenarios::spec_test(subject!(handler::authorize), "copy_race.spec", 0).await
 }
 
 /// The database fails the first three attempts with 40001.
@@ -72,12 +72,12 @@ async fn an_unknown_card_fails_once_and_is_not_retried() -> Result<(), Violation
 #[tokio::test]
 async fn a_delivery_killed_during_commit_is_decided_once_when_redelivered() -> Result<(), Violation>
 {
-    scenarios::killed_at_commit_then_redelivery(subject!(handler::authorize)).await
+    scenarios::spec_test(subject!(handler::authorize), "failed.spec", 0).await
 }
 
 /// The same with the COMMIT cancelled: the delivery says it failed.
 #[tokio::test]
 async fn a_delivery_cancelled_during_commit_is_decided_once_when_redelivered()
 -> Result<(), Violation> {
-    scenarios::cancelled_at_commit_then_redelivery(subject!(handler::authorize)).await
+    scenarios::spec_test(subject!(handler::authorize), "failed.spec", 1).await
 }

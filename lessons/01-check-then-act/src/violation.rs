@@ -67,22 +67,13 @@ pub enum Delivery {
     OneAfterAnother { times: usize },
     /// Once, for an account that was never opened.
     ToUnknownAccount,
-    /// Two workers, the second started while the first was inside its transaction.
-    Scripted { workers: usize },
-    /// Once, cancelled while it waited, then again on another connection.
-    CancelledThenRedelivered,
-    /// Once, killed while it waited, then again on another connection.
-    KilledThenRedelivered,
-    /// Twice, the second while the first was inside its transaction; the second's statement
-    /// was cancelled while it waited, then the first's; then once more on another connection.
-    GaveUpWhileTheFirstRolledBack,
+    /// A scripted scenario's story, in one sentence, from its spec (`story "…"`).
+    Story(&'static str),
     /// Two different events for one account, the second while the first was inside its
     /// transaction.
     TwoEventsForOneAccount,
     /// An event for another account while a delivery waited for the first account's row.
     AnotherAccount,
-    /// In the order a spec of the student's own gives (`cargo workbook break 01`).
-    YourSpec,
     /// `workers` workers released together by a barrier, in round `round` of `rounds`.
     Barrier {
         workers: usize,
@@ -100,31 +91,7 @@ impl fmt::Display for Delivery {
             Delivery::ToUnknownAccount => {
                 write!(f, "credits an account that does not exist")
             }
-            Delivery::Scripted { workers } => write!(
-                f,
-                "reached {workers} workers, the second while the first was still inside its \
-                 transaction (a scripted interleaving)"
-            ),
-            Delivery::CancelledThenRedelivered => write!(
-                f,
-                "was delivered, its statement was cancelled while it waited for the account (as \
-                 a statement timeout would), and it was delivered again on another connection \
-                 (a scripted interleaving)"
-            ),
-            Delivery::KilledThenRedelivered => write!(
-                f,
-                "was delivered, its worker died while it waited for the account (its session \
-                 killed), and it was delivered again on another connection (a scripted \
-                 interleaving)"
-            ),
-            Delivery::GaveUpWhileTheFirstRolledBack => write!(
-                f,
-                "reached two workers, the second while the first was still inside its \
-                 transaction; the second's statement was cancelled while it waited (as a \
-                 statement timeout would), then the first's, so that the first rolled back; \
-                 and it was delivered a third time on another connection (a scripted \
-                 interleaving)"
-            ),
+            Delivery::Story(story) => f.write_str(story),
             Delivery::TwoEventsForOneAccount => write!(
                 f,
                 "evt-1 and a different event for the same account, evt-2, reached two workers, \
@@ -135,10 +102,6 @@ impl fmt::Display for Delivery {
                 f,
                 "evt-1 for acc-1 waited for acc-1's row, and meanwhile evt-2, for another \
                  account, acc-2, reached a second worker (a scripted interleaving)"
-            ),
-            Delivery::YourSpec => write!(
-                f,
-                "was delivered in the order your spec gives (a scripted interleaving)"
             ),
             Delivery::Barrier {
                 workers,

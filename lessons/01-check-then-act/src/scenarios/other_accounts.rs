@@ -1,6 +1,6 @@
 use kit::{Common, Script};
 
-use super::forced::{LOCK_ACCOUNT_ROW, shown};
+use super::specs::{LOCK_ACCOUNT_ROW, shown};
 use super::{credit_event, prepare};
 use crate::judge::judge;
 use crate::{Delivery, Handler, Subject, Violation, ViolationKind};

@@ -1,6 +1,6 @@
 use kit::{Common, Script};
 
-use super::forced::{LOCK_ACCOUNT_ROW, shown};
+use super::specs::{LOCK_ACCOUNT_ROW, shown};
 use super::{AMOUNT_CENTS, credit_event, with_account};
 use crate::{Delivery, Handler, Outcome, Subject, Violation, ViolationKind};
 

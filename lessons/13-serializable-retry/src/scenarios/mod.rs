@@ -3,22 +3,13 @@
 //! counts each event's attempts in the database, delivers the authorizations, and judges what
 //! the cards and the decisions show.
 
-mod failed;
-mod forced;
 mod injected;
 mod sequential;
 mod specs;
 
-pub use failed::{
-    cancelled_at_commit_then_redelivery, failed_spec, killed_at_commit_then_redelivery,
-};
-pub use forced::{
-    aborted_at_an_update, aborted_at_commit, copy_race_spec, copy_races_an_uncommitted_decision,
-    lost_update_spec, write_skew_spec,
-};
 pub use injected::{conflicts_every_time, conflicts_three_times, deadlocks_twice, unknown_card};
 pub use sequential::decided_one_after_another;
-pub use specs::{your_events, your_spec};
+pub use specs::{shipped, spec_test, your_events, your_spec};
 
 use kit::TestDatabase;
 

@@ -71,6 +71,8 @@ pub struct Ran<T> {
     /// sender believes what it says.
     killed: Outcomes<T>,
     cancelled: Vec<String>,
+    /// For each worker a cancel reached while it waited: the sessions it waited on.
+    cancelled_waiting_on: Vec<(String, Vec<String>)>,
     abandoned: Vec<String>,
     /// What each [`Script::step`] did, by step name, in the order they finished.
     steps: Vec<(String, StepResult)>,
@@ -112,6 +114,13 @@ impl<T> Ran<T> {
     /// the error and going on to wait again, or having finished before the cancel).
     pub fn cancelled(&self, worker: &str) -> bool {
         self.cancelled.iter().any(|w| w == worker)
+    }
+
+    /// The sessions `worker` waited on when a cancel reached it (none if it was not cancelled).
+    pub fn waited_on_when_cancelled(&self, worker: &str) -> &[String] {
+        (self.cancelled_waiting_on.iter())
+            .find(|(w, _)| w == worker)
+            .map_or(&[], |(_, on)| on.as_slice())
     }
 }
 
@@ -286,6 +295,7 @@ impl Interleaving {
             waited: Vec::new(),
             killed: Vec::new(),
             cancelled: Vec::new(),
+            cancelled_waiting_on: Vec::new(),
             abandoned: Vec::new(),
             steps: Vec::new(),
         };
@@ -388,6 +398,8 @@ impl Interleaving {
                     // A worker that had finished already had no statement to cancel.
                     let waited = workers[at].1.was_waiting();
                     if waited {
+                        let on = workers[at].1.waiting_on().to_vec();
+                        ran.cancelled_waiting_on.push((worker.clone(), on));
                         self.cancel(&mut workers[at].1).await?;
                     } else {
                         never_ran(name, &worker, "cancel");

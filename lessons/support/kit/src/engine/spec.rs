@@ -35,6 +35,10 @@
 //!   [WORD…]` after it says what that order must show against each side: `holds`, or the kind of
 //!   violation it must fail with, and words its message must carry (in double quotes when they
 //!   hold spaces, as in a wrong fix's header).
+//! - After a permutation, in a lesson's own specs: `test NAME`, the test that plays it (the
+//!   lesson's test list is its specs' `test` lines and its `tests.list`); `story "…"`, how a
+//!   failure's message tells the delivery; `expect wait SESSION`, a delivery the permutation
+//!   must see waiting (one that decides without waiting has guessed).
 //! - `#` starts a comment, outside braces. A block in braces may span lines; braces inside a
 //!   quoted string (`'…'`, `"…"`) or a SQL comment (`-- …`) do not count.
 //!
@@ -96,6 +100,14 @@ pub struct Permutation {
     pub line: usize,
     pub steps: Vec<String>,
     pub expect: Vec<Expectation>,
+    /// The test that plays this order (`test NAME`), in a lesson's own specs.
+    pub test: Option<String>,
+    /// How a failure's message opens, in a sentence: how the events were delivered (`story
+    /// "…"`).
+    pub story: Option<String>,
+    /// Deliveries that must be seen waiting (`expect wait SESSION`): one that decides without
+    /// waiting for a transaction still open has guessed its outcome.
+    pub waits: Vec<String>,
 }
 
 /// What a permutation must show against one side.
@@ -231,6 +243,37 @@ impl Spec {
                  give, and has at least one"
                     .into(),
             ));
+        }
+        for (at, permutation) in self.permutations.iter().enumerate() {
+            let earlier = &self.permutations[..at];
+            if let Some(test) = &permutation.test
+                && let Some(first) = earlier.iter().find(|p| p.test.as_ref() == Some(test))
+            {
+                return Err(error(
+                    permutation.line,
+                    format!(
+                        "the test `{test}` plays two permutations (first on line {}): a test \
+                         plays one",
+                        first.line
+                    ),
+                ));
+            }
+            for session in &permutation.waits {
+                let delivered = (permutation.steps.iter()).any(|step| {
+                    self.step(step).is_some_and(|(s, step)| {
+                        &s.name == session && matches!(step.action, Action::Deliver(_))
+                    })
+                });
+                if !delivered {
+                    return Err(error(
+                        permutation.line,
+                        format!(
+                            "the permutation expects `{session}` to wait, but plays no \
+                             delivery of `{session}`"
+                        ),
+                    ));
+                }
+            }
         }
         for permutation in &self.permutations {
             for (at, name) in permutation.steps.iter().enumerate() {
@@ -380,26 +423,36 @@ impl<'a> Parser<'a> {
                         line,
                         steps,
                         expect: Vec::new(),
+                        test: None,
+                        story: None,
+                        waits: Vec::new(),
                     });
                 }
-                "expect" => {
-                    let expectation = self.expectation(line)?;
+                "expect" | "test" | "story" => {
                     let Some(permutation) = spec.permutations.last_mut() else {
                         return Err(error(
                             line,
-                            "`expect` comes before any `permutation` line: it says what the \
-                             permutation above it must show"
-                                .into(),
+                            format!(
+                                "`{keyword}` comes before any `permutation` line: it says \
+                                 something of the permutation above it"
+                            ),
                         ));
                     };
-                    permutation.expect.push(expectation);
+                    match keyword {
+                        "test" => permutation.test = Some(self.name("test")?),
+                        "story" => permutation.story = Some(self.story(line)?),
+                        _ => match self.expectation(line)? {
+                            Expected::Verdict(expectation) => permutation.expect.push(expectation),
+                            Expected::Wait(session) => permutation.waits.push(session),
+                        },
+                    }
                 }
                 other => {
                     return Err(error(
                         line,
                         format!(
                             "`{other}` is not a keyword of a spec (setup, session, step, \
-                             permutation, expect)"
+                             permutation, expect, test, story)"
                         ),
                     ));
                 }
@@ -587,15 +640,36 @@ impl<'a> Parser<'a> {
         ))
     }
 
-    fn expectation(&mut self, line: usize) -> Result<Expectation, SpecError> {
+    /// A permutation's story: one sentence, in double quotes.
+    fn story(&mut self, line: usize) -> Result<String, SpecError> {
+        match self.quoted_words(line)?.as_slice() {
+            [story] => Ok(story.clone()),
+            _ => Err(error(
+                line,
+                "`story` takes one sentence, in double quotes".into(),
+            )),
+        }
+    }
+
+    fn expectation(&mut self, line: usize) -> Result<Expected, SpecError> {
         let side = match self.word_on_line() {
             Some("exercise") => Side::Exercise,
             Some("solution") => Side::Solution,
+            Some("wait") => {
+                return match self.word_on_line() {
+                    Some(session) => Ok(Expected::Wait(session.to_string())),
+                    None => Err(error(
+                        line,
+                        "`expect wait` names the session that must be seen waiting".into(),
+                    )),
+                };
+            }
             other => {
                 return Err(error(
                     line,
                     format!(
-                        "`expect` names a side, `exercise` or `solution`, not `{}`",
+                        "`expect` names a side, `exercise` or `solution` (or `wait` and a \
+                         session), not `{}`",
                         other.unwrap_or("")
                     ),
                 ));
@@ -618,14 +692,21 @@ impl<'a> Parser<'a> {
                 "a rule that holds prints no message, so `holds` takes no words".into(),
             ));
         }
-        Ok(Expectation {
+        Ok(Expected::Verdict(Expectation {
             side,
             verdict,
             words,
-        })
+        }))
     }
 }
 
+/// What an `expect` line says.
+enum Expected {
+    Verdict(Expectation),
+    Wait(String),
+}
+
+pub mod played;
 mod script;
 
 #[cfg(test)]

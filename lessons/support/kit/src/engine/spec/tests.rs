@@ -23,6 +23,9 @@ permutation lock first again commit
 expect exercise AppliedTwice "applied twice" evt-1
 expect solution holds
 permutation lock first die commit again
+test the_first_delivery_dies_while_it_waits
+story "was delivered twice, the first worker killed while it waited"
+expect wait worker-1
 "#;
 
 #[test]
@@ -73,6 +76,16 @@ fn a_race_reads_as_its_sessions_steps_and_permutations() {
     );
     assert_eq!(spec.permutations[1].line, 21);
     assert!(spec.permutations[1].expect.is_empty());
+    assert_eq!(
+        spec.permutations[1].test.as_deref(),
+        Some("the_first_delivery_dies_while_it_waits")
+    );
+    assert_eq!(
+        spec.permutations[1].story.as_deref(),
+        Some("was delivered twice, the first worker killed while it waited")
+    );
+    assert_eq!(spec.permutations[1].waits, ["worker-1"]);
+    assert_eq!(first.test, None);
 }
 
 /// SQL that writes JSON, JSON that holds a brace in a string, and a block over several lines.
@@ -202,6 +215,26 @@ fn each_kind_of_bad_file_is_refused_with_its_line() {
             "session a\nstep s { SELECT 1 }\npermutation s s\n",
             3,
             "names `s` twice",
+        ),
+        (
+            "session w\nstep d deliver {}\npermutation d\ntest t\npermutation d\ntest t\n",
+            5,
+            "the test `t` plays two permutations (first on line 3)",
+        ),
+        (
+            "session w\nstep d deliver {}\nsession v\nstep e deliver {}\npermutation d\nexpect wait v\n",
+            5,
+            "expects `v` to wait, but plays no delivery of `v`",
+        ),
+        (
+            "session w\nstep d deliver {}\npermutation d\nstory one two\n",
+            4,
+            "one sentence, in double quotes",
+        ),
+        (
+            "session w\nstep d deliver {}\ntest t\n",
+            3,
+            "`test` comes before any `permutation`",
         ),
         (
             "session w\nstep d deliver {}\nstep e deliver {}\npermutation d e\n",

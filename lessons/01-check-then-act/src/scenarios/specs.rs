@@ -1,0 +1,175 @@
+//! The lesson's scripted scenarios are data, `specs/*.spec`, and this is how every one of them
+//! is played, a student's own included (`cargo workbook break 01`): a fresh database with the
+//! event's account open at zero, the spec's sessions in its order (the kit's engine), then the
+//! rule (`judge.rs`) over what the account, `processed_events` and each delivery said.
+
+use std::sync::LazyLock;
+
+use kit::Common;
+use kit::spec::{Permutation, Spec, SpecError};
+
+use super::{AMOUNT_CENTS, prepare};
+use crate::judge::judge;
+use crate::{CreditEvent, Delivery, Handler, Subject, Violation, ViolationKind};
+
+/// The lesson's specs, by file name, parsed once. A shipped spec that does not make sense is
+/// the maintainers' bug, caught by every test that plays it.
+static SHIPPED: LazyLock<Vec<(&str, Spec)>> = LazyLock::new(|| {
+    let files = [
+        ("forced.spec", include_str!("../../specs/forced.spec")),
+        ("failed.spec", include_str!("../../specs/failed.spec")),
+        ("gave_up.spec", include_str!("../../specs/gave_up.spec")),
+    ];
+    (files.into_iter())
+        .map(|(name, text)| {
+            let spec = Spec::parse(text)
+                .and_then(|spec| your_event(&spec).map(|_| spec))
+                .unwrap_or_else(|e| panic!("lessons/01-check-then-act/specs/{name}, {e}"));
+            (name, spec)
+        })
+        .collect()
+});
+
+/// The shipped spec `name` (`forced.spec`).
+pub fn shipped(name: &str) -> &'static Spec {
+    (SHIPPED.iter().find(|(n, _)| *n == name))
+        .map(|(_, spec)| spec)
+        .unwrap_or_else(|| panic!("lesson 01 has no spec {name}"))
+}
+
+/// The test that plays permutation `at` of the shipped spec `name`, against `subject`.
+pub async fn spec_test<H: Handler>(
+    subject: Subject<H>,
+    name: &str,
+    at: usize,
+) -> Result<(), Violation> {
+    let spec = shipped(name);
+    let permutation = &spec.permutations[at];
+    let story = (permutation.story.as_deref())
+        .unwrap_or_else(|| panic!("specs/{name}: a shipped permutation tells its story"));
+    play(subject, spec, permutation, Delivery::Story(story)).await
+}
+
+/// A spec of the student's own (`cargo workbook break 01 FILE`), judged by the same rule.
+pub async fn your_spec<H: Handler>(
+    subject: Subject<H>,
+    spec: &Spec,
+    permutation: &Permutation,
+) -> Result<(), Violation> {
+    let during =
+        Delivery::Story("was delivered in the order your spec gives (a scripted interleaving)");
+    play(subject, spec, permutation, during).await
+}
+
+/// The one event a spec delivers: the lesson's rule is about one event delivered more than
+/// once, so every delivery must carry the same one. A spec that delivers two is refused, with
+/// the line of the first that differs.
+pub fn your_event(spec: &Spec) -> Result<CreditEvent, SpecError> {
+    let mut first: Option<CreditEvent> = None;
+    for (session, line, json) in spec.deliveries() {
+        let event = CreditEvent::from_json(json).map_err(|why| SpecError {
+            line,
+            message: format!("{session} delivers what lesson 01 refuses: {why}"),
+        })?;
+        match &first {
+            None => first = Some(event),
+            Some(one) if one == &event => {}
+            Some(one) => {
+                return Err(SpecError {
+                    line,
+                    message: format!(
+                        "{session} delivers {}, and an earlier session {}: lesson 01's rule \
+                         judges one event delivered more than once, so every delivery carries \
+                         the same one",
+                        event.id(),
+                        one.id()
+                    ),
+                });
+            }
+        }
+    }
+    first.ok_or_else(|| SpecError {
+        line: 1,
+        message: "no session delivers anything: a spec races deliveries of one event, so at \
+                  least one step is `deliver {…}`"
+            .into(),
+    })
+}
+
+/// The holder's lock on the account's row, for the scenarios still written in Rust: a worker
+/// stops at its first touch of the account.
+pub(super) const LOCK_ACCOUNT_ROW: &str =
+    "BEGIN; SELECT 1 FROM accounts WHERE id = 'acc-1' FOR UPDATE";
+
+/// How the trace shows a delivery.
+pub(super) fn shown(event: &CreditEvent) -> String {
+    format!("apply_credit({}, +{AMOUNT_CENTS})", event.id())
+}
+
+// ANCHOR: play
+/// Plays `permutation` of `spec` against `subject`, then judges it. What a delivery a fault
+/// ended reported is judged first: a sender that hears "applied" delivers no more, so the
+/// redelivery the spec plays after it is one a real sender would not make. Then the rule, and
+/// last, any delivery the spec expects to wait: one that decided while the first delivery's
+/// transaction was still open has guessed.
+async fn play<H: Handler>(
+    subject: Subject<H>,
+    spec: &Spec,
+    permutation: &Permutation,
+    during: Delivery,
+) -> Result<(), Violation> {
+    let event = your_event(spec).unwrap_or_else(|e| panic!("checked before playing: {e}"));
+    let (db, ledger) = prepare(&subject, during).await?;
+    (ledger.open_account(event.account()).await).map_err(Violation::setup(during))?;
+    let read = |json: &str| CreditEvent::from_json(json).map_err(|e| e.to_string());
+    let mut played = kit::spec::played::play(
+        &db,
+        spec,
+        permutation,
+        &subject.handler,
+        shown,
+        read,
+        kit::describe_outcome,
+        during,
+    )
+    .await?;
+    let account = event.account();
+    let observed = (ledger.observe(account, &event).await).map_err(Violation::setup(during))?;
+    let credited = match observed.credits() {
+        Some(credits) => format!("credited {credits} time(s)"),
+        None => format!("holds {} cents", observed.balance_cents),
+    };
+    played.interleaving.note(format!(
+        "{account} {credited}; processed_events holds {} row(s) for {}",
+        observed.records,
+        event.id()
+    ));
+    let trace = played.interleaving.trace().clone();
+    let caught = |kind| Violation {
+        kind,
+        during,
+        trace: Some(trace.clone()),
+    };
+    if let Some(hidden) = played.hidden.take() {
+        let waited_on_a_delivery =
+            (hidden.waited_on.iter()).any(|on| spec.deliveries().iter().any(|(s, _, _)| s == on));
+        return Err(caught(match waited_on_a_delivery {
+            true => ViolationKind::WaitEndedTakenForADuplicate {
+                outcome: hidden.reported,
+            },
+            false => ViolationKind::Common(Common::FailureHidden {
+                outcome: hidden.reported,
+                fault: hidden.fault,
+            }),
+        }));
+    }
+    let outcomes: Vec<_> = (played.delivered.drain(..))
+        .map(|(_, _, outcome)| outcome)
+        .collect();
+    judge(observed, &outcomes).map_err(&caught)?;
+    if (permutation.waits.iter()).any(|session| !played.waited(session)) {
+        return Err(caught(ViolationKind::DecidedWithoutWaiting));
+    }
+    played.unless_failure_hidden(during)
+}
+// ANCHOR_END: play

@@ -1,0 +1,142 @@
+//! A spec's permutation, played: the forced race and the fault, the scripted families every
+//! lesson shares, in one place. The lesson prepares its database (its observer, the rows every
+//! scenario starts from) and judges what was left; this runs the spec's setup, plays the
+//! permutation, and hands over each delivery with the event it carried, the deliveries a fault
+//! ended set apart (what they returned is no one's answer: their transaction rolled back), and
+//! which deliveries were seen waiting.
+
+use super::{Permutation, Spec};
+use crate::engine::interleaving::Interleaving;
+use crate::engine::subject::Handler;
+use crate::servers::database::TestDatabase;
+use crate::words::fault::Fault;
+use crate::words::teaching::{Explain, Violation};
+
+/// What a permutation left, for the lesson's rule.
+pub struct Played<E, T, X> {
+    pub interleaving: Interleaving,
+    /// Each delivery no fault ended, in the order the workers started: its session, the event
+    /// it carried, what it returned.
+    pub delivered: Vec<(String, E, Result<T, X>)>,
+    /// Each delivery a kill or a cancel ended: its session, its event, the fault.
+    pub ended: Vec<(String, E, Fault)>,
+    /// The first delivery a fault ended that reported success all the same.
+    pub hidden: Option<Hidden<T>>,
+    waited: Vec<String>,
+}
+
+/// A delivery a fault ended, which reported success all the same.
+pub struct Hidden<T> {
+    pub session: String,
+    pub fault: Fault,
+    pub reported: T,
+    /// The sessions it waited on when it was cancelled: a delivery's, for a duplicate whose
+    /// wait on the first delivery ended in an error of its own.
+    pub waited_on: Vec<String>,
+}
+
+impl<E, T, X> Played<E, T, X> {
+    /// Whether the delivery of `session` was seen waiting on a lock.
+    pub fn waited(&self, session: &str) -> bool {
+        self.waited.iter().any(|w| w == session)
+    }
+
+    /// A delivery a fault ended must report the failure, since only its error gets the event
+    /// delivered again. The trace is offered as a passing one otherwise.
+    pub fn unless_failure_hidden<K: Explain<D, Outcome = T>, D: Copy>(
+        self,
+        during: D,
+    ) -> Result<(), Violation<K, D>> {
+        let (hidden, fault) = match self.hidden {
+            Some(hidden) => (Some(hidden.reported), hidden.fault),
+            None => (None, Fault::Killed),
+        };
+        Violation::unless_failure_hidden(hidden, fault, during, self.interleaving.trace())
+    }
+}
+
+/// Plays `permutation` of `spec` on `db` (prepared by the lesson) against `handler`: the spec's
+/// setup, then its steps, each delivery's event read by `read` as the lesson's by-hand feed
+/// reads a line, shown in the trace by `shown`, its result by `describe`. A spec the lesson
+/// cannot read is the caller's to refuse first; here it is a bug.
+#[allow(clippy::too_many_arguments)]
+pub async fn play<E, H, T, X, K, D>(
+    db: &TestDatabase,
+    spec: &Spec,
+    permutation: &Permutation,
+    handler: &H,
+    shown: fn(&E) -> String,
+    read: impl Fn(&str) -> Result<E, String>,
+    describe: impl Fn(&Result<T, X>) -> String,
+    during: D,
+) -> Result<Played<E, T, X>, Violation<K, D>>
+where
+    E: Clone + Send + 'static,
+    H: Handler<E, Output = Result<T, X>>,
+    K: Explain<D>,
+    D: Copy,
+{
+    let events: Vec<(&str, E)> = (spec.deliveries().into_iter())
+        .map(|(session, line, json)| {
+            let event = read(json).unwrap_or_else(|e| panic!("line {line}: {e}"));
+            (session, event)
+        })
+        .collect();
+    let event_of = |session: &str| {
+        let (_, event) = (events.iter().find(|(s, _)| *s == session))
+            .expect("every worker is a delivering session");
+        event.clone()
+    };
+    (spec.set_up(db).await).map_err(Violation::setup(during))?;
+    let script = (spec.script(handler, shown, &read)).unwrap_or_else(|e| panic!("{e}"));
+    let (interleaving, ran) =
+        crate::engine::play::play(db, script, &permutation.order(), describe, during).await?;
+    let waited = (events.iter())
+        .filter(|(session, _)| ran.waited(session))
+        .map(|(session, _)| session.to_string())
+        .collect();
+    let faulted: Vec<&str> = (permutation.steps.iter())
+        .filter_map(|step| spec.fault_target(step))
+        .collect();
+    let ended: Vec<(String, E, Fault)> = (faulted.iter())
+        .filter(|worker| ran.killed(worker) || ran.cancelled(worker))
+        .map(|worker| {
+            let fault = match ran.killed(worker) {
+                true => Fault::Killed,
+                false => Fault::Cancelled,
+            };
+            (worker.to_string(), event_of(worker), fault)
+        })
+        .collect();
+    let waits: Vec<(String, Vec<String>)> = (faulted.iter())
+        .map(|w| (w.to_string(), ran.waited_on_when_cancelled(w).to_vec()))
+        .collect();
+    let cancelled_waiting_on = |session: &str| {
+        (waits.iter().find(|(w, _)| w == session)).map_or(Vec::new(), |(_, on)| on.clone())
+    };
+    let (kept, hidden) = ran.apart_from_every_failed(&faulted);
+    let hidden = hidden.into_iter().next().map(|(session, reported)| {
+        let fault = (ended.iter().find(|(w, _, _)| *w == session))
+            .map_or(Fault::Killed, |(_, _, fault)| *fault);
+        let waited_on = cancelled_waiting_on(&session);
+        Hidden {
+            session,
+            fault,
+            reported,
+            waited_on,
+        }
+    });
+    let delivered = (kept.into_iter())
+        .map(|(worker, result)| {
+            let event = event_of(&worker);
+            (worker, event, result)
+        })
+        .collect();
+    Ok(Played {
+        interleaving,
+        delivered,
+        ended,
+        hidden,
+        waited,
+    })
+}
