@@ -34,13 +34,6 @@ pub fn key_only() -> Subject<impl Handler> {
 
 include!(concat!(env!("OUT_DIR"), "/exercise_tests_01.rs"));
 
-/// The race tests of the lesson, by their names in `exercise-tests.rs`: what `cargo repeat 01`
-/// runs over and over.
-pub const REPEAT: &[&str] = &[
-    "a_delivery_racing_an_uncommitted_one_changes_nothing",
-    "workers_released_together_credit_each_event_once",
-];
-
 /// The reason the shipped exercise must fail for: the double credit itself. A setup error, a
 /// compile error or a timeout is never it.
 pub fn is_intended(kind: &ViolationKind) -> bool {
@@ -124,7 +117,8 @@ mod tests {
         at: usize,
         subject: check_then_act::Subject<H>,
     ) -> Result<(), Violation> {
-        scenarios::spec_test(subject, name, at).await
+        let test = scenarios::shipped(name).permutations[at].test.as_deref();
+        scenarios::spec_test(subject, name, test.expect("a shipped permutation names its test")).await
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -23,15 +23,6 @@ pub fn solution() -> Subject<impl Handler> {
 
 include!(concat!(env!("OUT_DIR"), "/exercise_tests_13.rs"));
 
-/// The scripted races of the lesson, by their names in `exercise-tests.rs`: what `cargo repeat
-/// 13` runs over and over. The injected conflicts fail the shipped exercise too, but nothing in
-/// them races; the copy race is not among them, since the shipped exercise takes the key as
-/// chapter 2 does, and passes it (it is there for the wrong fixes).
-pub const REPEAT: &[&str] = &[
-    "an_approval_refused_at_commit_is_decided_again",
-    "an_approval_refused_at_its_update_is_decided_again",
-];
-
 /// The reason the shipped exercise must fail for: a delivery the database aborted for a
 /// conflict, handed back after one attempt. A setup error, a compile error or a timeout is
 /// never it.
@@ -103,7 +94,8 @@ mod tests {
         at: usize,
         subject: serializable_retry::Subject<H>,
     ) -> Result<(), Violation> {
-        scenarios::spec_test(subject, name, at).await
+        let test = scenarios::shipped(name).permutations[at].test.as_deref();
+        scenarios::spec_test(subject, name, test.expect("a shipped permutation names its test")).await
     }
 
     #[tokio::test]

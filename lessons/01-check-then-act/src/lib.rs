@@ -5,7 +5,8 @@
 //! against both `exercises/01-check-then-act` and `solutions/01-check-then-act`:
 //!
 //! - [`CreditEvent`] and [`Outcome`]: what a handler receives and what it reports;
-//! - [`scenarios`]: the tests, each a story from chapter 1 of the book;
+//! - [`scenarios`]: the tests, each a story from chapter 1 of the book, most of them specs
+//!   (`specs/`), listed in `tests.list`, which [`tests!`] turns into the test file;
 //! - [`Violation`]: what a scenario caught, worded to teach.
 
 pub mod by_hand;
@@ -13,6 +14,10 @@ mod event;
 mod judge;
 mod ledger;
 pub mod scenarios;
+/// The tests of `tests.list`, as data for the maintainers' checks, and the `tests!` macro.
+pub mod listed {
+    include!(concat!(env!("OUT_DIR"), "/listed.rs"));
+}
 mod subject;
 mod violation;
 

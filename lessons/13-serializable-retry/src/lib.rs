@@ -11,7 +11,8 @@
 //! - [`Authorization`], [`Handled`] and [`Outcome`]: what a handler receives and reports;
 //! - [`backoff`]: the wait between attempts, given to the student;
 //! - [`anomalies`]: the lost update, read skew and write skew, played at each isolation level;
-//! - [`scenarios`]: the tests, each a story from chapter 13;
+//! - [`scenarios`]: the tests, each a story from chapter 13, the races among them specs
+//!   (`specs/`), all listed in `tests.list`, which [`tests!`] turns into the test file;
 //! - [`Violation`]: what a scenario caught, worded to teach;
 //! - [`by_hand`]: authorizations typed or piped in by hand (`cargo workbook deliver 13`).
 
@@ -21,6 +22,10 @@ pub mod by_hand;
 mod cards;
 mod event;
 mod judge;
+/// The tests of `tests.list`, as data for the maintainers' checks, and the `tests!` macro.
+pub mod listed {
+    include!(concat!(env!("OUT_DIR"), "/listed.rs"));
+}
 pub mod scenarios;
 mod subject;
 mod violation;

@@ -37,14 +37,17 @@ pub fn shipped(name: &str) -> &'static Spec {
         .unwrap_or_else(|| panic!("lesson 01 has no spec {name}"))
 }
 
-/// The test that plays permutation `at` of the shipped spec `name`, against `subject`.
+/// The test `test`: the permutation of the shipped spec `name` whose `test` line names it,
+/// played against `subject`.
 pub async fn spec_test<H: Handler>(
     subject: Subject<H>,
     name: &str,
-    at: usize,
+    test: &str,
 ) -> Result<(), Violation> {
     let spec = shipped(name);
-    let permutation = &spec.permutations[at];
+    let permutation = (spec.permutations.iter())
+        .find(|p| p.test.as_deref() == Some(test))
+        .unwrap_or_else(|| panic!("specs/{name} has no permutation for the test {test}"));
     let story = (permutation.story.as_deref())
         .unwrap_or_else(|| panic!("specs/{name}: a shipped permutation tells its story"));
     play(subject, spec, permutation, Delivery::Story(story)).await

@@ -115,7 +115,7 @@ where
         let known = tests.iter().any(|t| t.split("::").next() == Some(*name));
         assert!(
             known,
-            "repeat names {name:?}, which exercise-tests.rs has no test of"
+            "repeat names {name:?}, which is not among the lesson's tests"
         );
     }
     (tests.iter())

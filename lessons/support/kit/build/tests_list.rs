@@ -1,0 +1,261 @@
+//! A lesson's list of tests, read by build scripts (the lesson's own, which writes the tests,
+//! and verify's, which checks the wrong fixes' `caught-by:` against their names): its
+//! `tests.list`, and the `test` lines of the specs it names. Plain std, so that a build script
+//! can include it by path without building the kit for the host.
+//!
+//! ```text
+//! # comments, and blank lines
+//! spec forced.spec                       every permutation of specs/forced.spec with a `test` line
+//! rust NAME FUNCTION [repeat] [multi_thread] [cases PARAMETER: TYPE CASE=VALUE …]
+//! ```
+//!
+//! A spec's test is repeated by `cargo repeat` when its permutation expects the shipped exercise
+//! to fail (`expect exercise KIND`): that is a race the exercise loses. A test written in Rust
+//! says so with `repeat`.
+
+#![allow(dead_code)]
+
+use std::path::Path;
+
+/// One test of the list.
+pub struct Listed {
+    pub name: String,
+    pub plays: Plays,
+    pub repeat: bool,
+    pub multi_thread: bool,
+    pub cases: Option<Cases>,
+}
+
+pub enum Plays {
+    /// A permutation of `specs/FILE` (the one whose `test` line names it).
+    Spec { file: String },
+    /// `scenarios::FUNCTION(subject)`, or `(subject, PARAMETER)` for a test with cases.
+    Rust { function: String },
+}
+
+/// The cases of a parametrised test: its parameter, and each case's name and value.
+pub struct Cases {
+    pub parameter: String,
+    pub kind: String,
+    pub values: Vec<(String, String)>,
+}
+
+impl Listed {
+    /// The test's names as `cargo test` prints them: one, or one per case
+    /// (`NAME::case_1_two_workers`, as rstest names them).
+    pub fn names(&self) -> Vec<String> {
+        match &self.cases {
+            None => vec![self.name.clone()],
+            Some(cases) => (cases.values.iter().enumerate())
+                .map(|(n, (case, _))| format!("{}::case_{}_{case}", self.name, n + 1))
+                .collect(),
+        }
+    }
+}
+
+/// Reads `lesson/tests.list` and the specs it names, or says what is wrong, with the file and
+/// line.
+pub fn read(lesson: &Path) -> Result<Vec<Listed>, String> {
+    let list = lesson.join("tests.list");
+    let text = std::fs::read_to_string(&list).map_err(|e| format!("{}: {e}", list.display()))?;
+    let mut listed = Vec::new();
+    for (at, line) in text.lines().enumerate() {
+        let fail = |why: &str| format!("{}:{}: {why}", list.display(), at + 1);
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            [] => {}
+            [comment, ..] if comment.starts_with('#') => {}
+            ["spec", file] => listed.extend(spec_tests(&lesson.join("specs").join(file), file)?),
+            ["rust", name, function, rest @ ..] => {
+                listed.push(rust_test(name, function, rest).map_err(|why| fail(&why))?)
+            }
+            _ => {
+                return Err(fail(
+                    "expected `spec FILE` or `rust NAME FUNCTION [repeat] [multi_thread] [cases \
+                     PARAMETER: TYPE CASE=VALUE …]`",
+                ));
+            }
+        }
+    }
+    Ok(listed)
+}
+
+fn rust_test(name: &str, function: &str, rest: &[&str]) -> Result<Listed, String> {
+    let mut test = Listed {
+        name: name.to_string(),
+        plays: Plays::Rust {
+            function: function.to_string(),
+        },
+        repeat: false,
+        multi_thread: false,
+        cases: None,
+    };
+    let mut words = rest.iter();
+    while let Some(word) = words.next() {
+        match *word {
+            "repeat" => test.repeat = true,
+            "multi_thread" => test.multi_thread = true,
+            "cases" => {
+                let parameter = words.next().and_then(|p| p.strip_suffix(':'));
+                let (Some(parameter), Some(kind)) = (parameter, words.next()) else {
+                    return Err("`cases` is followed by `PARAMETER: TYPE`".into());
+                };
+                let mut values = Vec::new();
+                for case in words.by_ref() {
+                    let Some((case, value)) = case.split_once('=') else {
+                        return Err(format!("a case is CASE=VALUE, not `{case}`"));
+                    };
+                    values.push((case.to_string(), value.to_string()));
+                }
+                test.cases = Some(Cases {
+                    parameter: parameter.to_string(),
+                    kind: kind.to_string(),
+                    values,
+                });
+            }
+            other => {
+                return Err(format!(
+                    "`{other}` is not `repeat`, `multi_thread` or `cases`"
+                ));
+            }
+        }
+    }
+    Ok(test)
+}
+
+/// The tests a spec's permutations name, in its order. A permutation's lines follow it up to
+/// the next `permutation`; the spec itself is parsed, and checked, by the kit when it is played.
+fn spec_tests(path: &Path, file: &str) -> Result<Vec<Listed>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    // Each permutation: the test that plays it, and whether the exercise must fail it.
+    let mut permutations: Vec<(Option<String>, bool)> = Vec::new();
+    for line in text.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let current = permutations.last_mut();
+        match (words.as_slice(), current) {
+            (["permutation", ..], _) => permutations.push((None, false)),
+            (["test", name], Some((test, _))) => *test = Some(name.to_string()),
+            (["expect", "exercise", verdict, ..], Some((_, fails))) => *fails = *verdict != "holds",
+            _ => {}
+        }
+    }
+    let tests: Vec<Listed> = (permutations.into_iter())
+        .filter_map(|(test, fails)| {
+            Some(Listed {
+                name: test?,
+                plays: Plays::Spec {
+                    file: file.to_string(),
+                },
+                repeat: fails,
+                multi_thread: false,
+                cases: None,
+            })
+        })
+        .collect();
+    if tests.is_empty() {
+        return Err(format!(
+            "{}: no permutation names its test (`test NAME` under it)",
+            path.display()
+        ));
+    }
+    Ok(tests)
+}
+
+/// The Rust a lesson's `lib.rs` includes for its list: the `tests!` macro its exercise and
+/// solution run (`tests!(handler::apply_credit)` is their whole test file), and the same tests
+/// as data for the maintainers' checks: `TESTS` by the names `cargo test` prints, `CASES`,
+/// `REPEAT` (what `cargo repeat` counts), and `play`, one test against any subject.
+pub fn generate(listed: &[Listed], shown: &str) -> String {
+    use std::fmt::Write as _;
+    let (mut tests, mut names, mut cases, mut repeat, mut arms) = (
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+    );
+    for test in listed {
+        let name = &test.name;
+        let call = |subject: &str| match &test.plays {
+            Plays::Spec { file } => {
+                format!("$crate::scenarios::spec_test({subject}, {file:?}, {name:?})")
+            }
+            Plays::Rust { function } => match &test.cases {
+                None => format!("$crate::scenarios::{function}({subject})"),
+                Some(cases) => {
+                    format!(
+                        "$crate::scenarios::{function}({subject}, {})",
+                        cases.parameter
+                    )
+                }
+            },
+        };
+        let flavor = match test.multi_thread {
+            true => "(flavor = \"multi_thread\", worker_threads = 2)",
+            false => "",
+        };
+        let mut attributes = String::new();
+        let mut parameter = String::new();
+        if let Some(listed_cases) = &test.cases {
+            attributes.push_str("        #[rstest::rstest]\n");
+            for (case, value) in &listed_cases.values {
+                let _ = writeln!(attributes, "        #[case::{case}({value})]");
+            }
+            parameter = format!("#[case] {}: {}", listed_cases.parameter, listed_cases.kind);
+        }
+        let _ = write!(
+            tests,
+            "{attributes}        #[tokio::test{flavor}]\n        async fn {name}({parameter}) -> \
+             Result<(), $crate::Violation> {{\n            {}.await\n        }}\n\n",
+            call("$crate::subject!($($handler)+)")
+        );
+        for shown_name in test.names() {
+            let _ = writeln!(names, "    {shown_name:?},");
+        }
+        if test.repeat {
+            let _ = writeln!(repeat, "    {name:?},");
+        }
+        match &test.cases {
+            None => {
+                let _ = writeln!(
+                    arms,
+                    "        {name:?} => {}.await,",
+                    call("subject").replace("$crate", "crate")
+                );
+            }
+            Some(listed_cases) => {
+                for (shown_name, (_, value)) in test.names().iter().zip(&listed_cases.values) {
+                    let _ = writeln!(cases, "    ({shown_name:?}, {value:?}),");
+                    let _ = writeln!(
+                        arms,
+                        "        {shown_name:?} => {{\n            let {}: {} = {value};\n            \
+                         {}.await\n        }}",
+                        listed_cases.parameter,
+                        listed_cases.kind,
+                        call("subject").replace("$crate", "crate")
+                    );
+                }
+            }
+        }
+    }
+    format!(
+        "// Generated by build.rs from {shown} and the specs it names: do not edit.\n\n\
+         /// The lesson's tests, for its exercise and solution: `tests!(handler::…)` is their test\n\
+         /// file. Each test hands the handler to the spec or the scenario `tests.list` names.\n\
+         #[macro_export]\n\
+         macro_rules! tests {{\n    ($($handler:tt)+) => {{\n{tests}    }};\n}}\n\n\
+         /// The tests, in the list's order, by the names `cargo test` prints.\n\
+         pub const TESTS: &[&str] = &[\n{names}];\n\n\
+         /// Each case of a parametrised test, by its name, and its value as written.\n\
+         pub const CASES: &[(&str, &str)] = &[\n{cases}];\n\n\
+         /// The races the shipped exercise loses, which `cargo repeat` counts, by test (a\n\
+         /// parametrised test's cases all count): the specs' permutations that expect it to\n\
+         /// fail, and the tests the list marks `repeat`.\n\
+         pub const REPEAT: &[&str] = &[\n{repeat}];\n\n\
+         /// Plays the test `name` against `subject`, as the test of that name does.\n\
+         pub async fn play<H: crate::Handler>(\n    name: &str,\n    \
+         subject: crate::Subject<H>,\n) -> Result<(), crate::Violation> {{\n    \
+         match name {{\n{arms}        other => panic!(\"{shown} lists no test {{other}}\"),\n    \
+         }}\n}}\n"
+    )
+}
