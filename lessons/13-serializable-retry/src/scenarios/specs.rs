@@ -84,6 +84,14 @@ pub fn your_events(spec: &Spec) -> Result<Vec<Authorization>, SpecError> {
         })?;
         events.push(event);
     }
+    if let Some(permutation) = spec.permutations.iter().find(|p| !p.waits.is_empty()) {
+        return Err(SpecError {
+            line: permutation.line,
+            message: "`expect wait` asks a delivery to be seen waiting, which lesson 13's rule \
+                      does not judge (a retry may or may not wait): leave it out"
+                .into(),
+        });
+    }
     if events.is_empty() {
         return Err(SpecError {
             line: 1,

@@ -141,6 +141,8 @@ pub struct Played {
     pub solution: Showed,
     /// Fault steps that found their delivery already returned.
     pub never_ran: Vec<String>,
+    /// The spec's own `expect exercise|solution` lines for this permutation, each met or not.
+    pub expectations: Vec<String>,
 }
 
 impl Played {
@@ -176,12 +178,22 @@ pub async fn play(lesson: &Breakable, spec: &Spec) -> Vec<Played> {
                 never_ran.push(step);
             }
         }
+        let expectations = (permutation.expect.iter())
+            .map(|expected| {
+                let showed = match expected.side {
+                    Side::Exercise => &exercise,
+                    Side::Solution => &solution,
+                };
+                met(expected, showed)
+            })
+            .collect();
         played.push(Played {
             order: permutation.order(),
             line: permutation.line,
             exercise,
             solution,
             never_ran,
+            expectations,
         });
     }
     played
@@ -202,6 +214,9 @@ pub fn report(number: &str, played: &[Played], unplayed: &[String]) -> String {
         );
         for step in &one.never_ran {
             let _ = writeln!(text, "  {step}");
+        }
+        for line in &one.expectations {
+            let _ = writeln!(text, "  {line}");
         }
         let _ = writeln!(text, "  → {}\n", finding(number, one));
     }
@@ -229,6 +244,35 @@ pub fn report(number: &str, played: &[Played], unplayed: &[String]) -> String {
         }
     }
     text
+}
+
+/// Whether one of the spec's `expect` lines was met, in words.
+fn met(expected: &kit::spec::Expectation, showed: &Showed) -> String {
+    use kit::spec::Verdict;
+    let side = match expected.side {
+        Side::Exercise => "exercise",
+        Side::Solution => "solution",
+    };
+    let (wanted, ok) = match (&expected.verdict, showed) {
+        (Verdict::Holds, Showed::Holds { .. }) => ("holds".to_string(), true),
+        (Verdict::Holds, _) => ("holds".to_string(), false),
+        (
+            Verdict::Fails(kind),
+            Showed::Fails {
+                kind: shown,
+                message,
+                ..
+            },
+        ) => (
+            kind.clone(),
+            kind == shown && (expected.words.iter()).all(|w| message.contains(w.as_str())),
+        ),
+        (Verdict::Fails(kind), _) => (kind.clone(), false),
+    };
+    match ok {
+        true => format!("your `expect {side} {wanted}`: met"),
+        false => format!("your `expect {side} {wanted}`: not met (see above)"),
+    }
 }
 
 fn said(showed: &Showed) -> String {

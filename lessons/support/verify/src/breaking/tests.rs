@@ -37,6 +37,8 @@ async fn each_lessons_own_forced_specs_expose_its_race() {
         assert!(played.iter().all(Played::exposes), "{number}: {played:#?}");
         let report = report(number, &played, &[]);
         assert!(report.contains("✓ Your spec exposes the race"), "{report}");
+        assert!(report.contains("your `expect exercise"), "{report}");
+        assert!(!report.contains("not met"), "{report}");
     }
 }
 
@@ -168,6 +170,15 @@ fn each_kind_of_bad_file_is_refused_with_its_line() {
             "session w\nstep d deliver {\"id\": \"auth-1\"}\npermutation d\n",
             2,
             "w delivers what lesson 13 refuses",
+        ),
+        (
+            "13",
+            "session w\nstep d deliver {\"id\": \"auth-1\", \"type\": \"authorization.requested\", \
+             \"aggregate_id\": \"cus-1\", \"payload\": {\"customer_id\": \"cus-1\", \"card_id\": \
+             \"card-1\", \"amount_cents\": 6000}, \"occurred_at\": \"2026-07-14T09:15:40Z\"}\n\
+             permutation d\nexpect wait w\n",
+            3,
+            "lesson 13's rule does not judge",
         ),
     ];
     for (number, text, line, words) in cases {
