@@ -303,8 +303,9 @@ fn finding(number: &str, one: &Played) -> String {
             format!("it could not run: {why}")
         }
         (Showed::Holds { trace }, Showed::Holds { .. }) => format!(
-            "both passed: in this order the deliveries never overlap where the shipped \
-             exercise is weak, so nothing tells it from the solution. What the exercise did:\n{}",
+            "both passed: this order does not tell the shipped exercise from the solution, \
+             so it exposes nothing. Look where the deliveries meet in what the shipped exercise \
+             did:\n{}",
             indented(trace)
         ),
         (_, Showed::Fails { message, .. }) => format!(
