@@ -37,7 +37,7 @@
 //!   hold spaces, as in a wrong fix's header).
 //! - After a permutation, in a lesson's own specs: `test NAME`, the test that plays it (the
 //!   lesson's test list is its specs' `test` lines and its `tests.list`); `story "…"`, how a
-//!   failure's message tells the delivery; `expect wait SESSION`, a delivery the permutation
+//!   failure's message tells the delivery (the sentence may run over several lines); `expect wait SESSION`, a delivery the permutation
 //!   must see waiting (one that decides without waiting has guessed).
 //! - `#` starts a comment, outside braces. A block in braces may span lines; braces inside a
 //!   quoted string (`'…'`, `"…"`) or a SQL comment (`-- …`) do not count.
@@ -640,15 +640,33 @@ impl<'a> Parser<'a> {
         ))
     }
 
-    /// A permutation's story: one sentence, in double quotes.
+    /// A permutation's story: one sentence in double quotes, which may run over several lines
+    /// (read as one line, its spaces and line breaks each one space).
     fn story(&mut self, line: usize) -> Result<String, SpecError> {
-        match self.quoted_words(line)?.as_slice() {
-            [story] => Ok(story.clone()),
-            _ => Err(error(
+        self.skip(false);
+        let rest = &self.text[self.at..];
+        let refused = || {
+            error(
                 line,
-                "`story` takes one sentence, in double quotes".into(),
-            )),
+                "`story` takes one sentence, in double quotes (it may run over several lines)"
+                    .into(),
+            )
+        };
+        let Some(opened) = rest.strip_prefix('"') else {
+            return Err(refused());
+        };
+        let Some(end) = opened.find('"') else {
+            return Err(refused());
+        };
+        let story = opened[..end]
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        self.at += 1 + end + 1;
+        if story.is_empty() || !self.rest_of_line().is_empty() {
+            return Err(refused());
         }
+        Ok(story)
     }
 
     fn expectation(&mut self, line: usize) -> Result<Expected, SpecError> {

@@ -24,7 +24,8 @@ expect exercise AppliedTwice "applied twice" evt-1
 expect solution holds
 permutation lock first die commit again
 test the_first_delivery_dies_while_it_waits
-story "was delivered twice, the first worker killed while it waited"
+story "was delivered twice,
+       the first worker killed while it waited"
 expect wait worker-1
 "#;
 
