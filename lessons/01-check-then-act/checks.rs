@@ -92,35 +92,6 @@ mod tests {
         Ok(())
     }
 
-    /// Each spec's `expect` lines are what its scenario shows, permutation by permutation:
-    /// against the shipped exercise and the solution, the kind of violation they name, with
-    /// their words, or a rule that holds.
-    #[tokio::test]
-    async fn each_specs_expectations_are_what_its_scenario_shows() -> Result<(), Complaint> {
-        let specs = [
-            ("forced.spec", scenarios::shipped("forced.spec").clone()),
-            ("failed.spec", scenarios::shipped("failed.spec").clone()),
-            ("gave_up.spec", scenarios::shipped("gave_up.spec").clone()),
-        ];
-        crate::intended::specs_show_what_they_expect(&specs, |name, at, side| async move {
-            match side {
-                kit::spec::Side::Exercise => play_spec(name, at, super::exercise()).await,
-                kit::spec::Side::Solution => play_spec(name, at, super::solution()).await,
-            }
-        })
-        .await
-    }
-
-    /// The scenario that plays permutation `at` of spec `name`.
-    async fn play_spec<H: check_then_act::Handler>(
-        name: &str,
-        at: usize,
-        subject: check_then_act::Subject<H>,
-    ) -> Result<(), Violation> {
-        let test = scenarios::shipped(name).permutations[at].test.as_deref();
-        scenarios::spec_test(subject, name, test.expect("a shipped permutation names its test")).await
-    }
-
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn exercise_double_credits_under_the_barrier() -> Result<(), Complaint> {
         let result = scenarios::barrier(super::exercise(), 8).await;

@@ -70,34 +70,6 @@ mod tests {
 
     const WHY: &str = "a delivery the database aborted is not run again";
 
-    /// Each spec's `expect` lines are what its scenario shows, permutation by permutation.
-    #[tokio::test]
-    async fn each_specs_expectations_are_what_its_scenario_shows() -> Result<(), Complaint> {
-        let specs = [
-            ("write_skew.spec", scenarios::shipped("write_skew.spec").clone()),
-            ("lost_update.spec", scenarios::shipped("lost_update.spec").clone()),
-            ("copy_race.spec", scenarios::shipped("copy_race.spec").clone()),
-            ("failed.spec", scenarios::shipped("failed.spec").clone()),
-        ];
-        crate::intended::specs_show_what_they_expect(&specs, |name, at, side| async move {
-            match side {
-                kit::spec::Side::Exercise => play_spec(name, at, super::exercise()).await,
-                kit::spec::Side::Solution => play_spec(name, at, super::solution()).await,
-            }
-        })
-        .await
-    }
-
-    /// The scenario that plays permutation `at` of spec `name`.
-    async fn play_spec<H: serializable_retry::Handler>(
-        name: &str,
-        at: usize,
-        subject: serializable_retry::Subject<H>,
-    ) -> Result<(), Violation> {
-        let test = scenarios::shipped(name).permutations[at].test.as_deref();
-        scenarios::spec_test(subject, name, test.expect("a shipped permutation names its test")).await
-    }
-
     #[tokio::test]
     async fn exercise_hands_back_an_abort_at_commit() -> Result<(), Complaint> {
         let result =

@@ -6,36 +6,23 @@
 use std::sync::LazyLock;
 
 use kit::Common;
-use kit::spec::{Permutation, Spec, SpecError};
+use kit::spec::{Permutation, Shipped, Spec, SpecError};
 
 use super::{AMOUNT_CENTS, prepare};
 use crate::judge::judge;
 use crate::{CreditEvent, Delivery, Handler, Subject, Violation, ViolationKind};
 
-/// The lesson's specs, by file name, parsed once. A shipped spec that does not make sense is
-/// the maintainers' bug, caught by every test that plays it.
-static SHIPPED: LazyLock<Vec<(&str, Spec)>> = LazyLock::new(|| {
+/// The lesson's specs, parsed once, each checked as a student's would be.
+pub static SHIPPED: LazyLock<Shipped> = LazyLock::new(|| {
     let files = [
         ("forced.spec", include_str!("../../specs/forced.spec")),
         ("failed.spec", include_str!("../../specs/failed.spec")),
         ("gave_up.spec", include_str!("../../specs/gave_up.spec")),
     ];
-    (files.into_iter())
-        .map(|(name, text)| {
-            let spec = Spec::parse(text)
-                .and_then(|spec| your_event(&spec).map(|_| spec))
-                .unwrap_or_else(|e| panic!("lessons/01-check-then-act/specs/{name}, {e}"));
-            (name, spec)
-        })
-        .collect()
+    Shipped::parse("lessons/01-check-then-act", &files, |spec| {
+        your_event(spec).map(drop)
+    })
 });
-
-/// The shipped spec `name` (`forced.spec`).
-pub fn shipped(name: &str) -> &'static Spec {
-    (SHIPPED.iter().find(|(n, _)| *n == name))
-        .map(|(_, spec)| spec)
-        .unwrap_or_else(|| panic!("lesson 01 has no spec {name}"))
-}
 
 /// The test `test`: the permutation of the shipped spec `name` whose `test` line names it,
 /// played against `subject`.
@@ -44,12 +31,7 @@ pub async fn spec_test<H: Handler>(
     name: &str,
     test: &str,
 ) -> Result<(), Violation> {
-    let spec = shipped(name);
-    let permutation = (spec.permutations.iter())
-        .find(|p| p.test.as_deref() == Some(test))
-        .unwrap_or_else(|| panic!("specs/{name} has no permutation for the test {test}"));
-    let story = (permutation.story.as_deref())
-        .unwrap_or_else(|| panic!("specs/{name}: a shipped permutation tells its story"));
+    let (spec, permutation, story) = SHIPPED.test(name, test);
     play(subject, spec, permutation, Delivery::Story(story)).await
 }
 

@@ -6,15 +6,14 @@
 
 use std::sync::LazyLock;
 
-use kit::spec::{Permutation, Spec, SpecError};
+use kit::spec::{Permutation, Shipped, Spec, SpecError};
 
 use super::{described, judge_all, shown, with_customer};
 use crate::judge::{Delivered, Expect};
 use crate::{Authorization, Delivery, Handler, Subject, Violation};
 
-/// The lesson's specs, by file name, parsed once. A shipped spec that does not make sense is
-/// the maintainers' bug, caught by every test that plays it.
-static SHIPPED: LazyLock<Vec<(&str, Spec)>> = LazyLock::new(|| {
+/// The lesson's specs, parsed once, each checked as a student's would be.
+pub static SHIPPED: LazyLock<Shipped> = LazyLock::new(|| {
     let files = [
         (
             "write_skew.spec",
@@ -27,22 +26,10 @@ static SHIPPED: LazyLock<Vec<(&str, Spec)>> = LazyLock::new(|| {
         ("copy_race.spec", include_str!("../../specs/copy_race.spec")),
         ("failed.spec", include_str!("../../specs/failed.spec")),
     ];
-    (files.into_iter())
-        .map(|(name, text)| {
-            let spec = Spec::parse(text)
-                .and_then(|spec| your_events(&spec).map(|_| spec))
-                .unwrap_or_else(|e| panic!("lessons/13-serializable-retry/specs/{name}, {e}"));
-            (name, spec)
-        })
-        .collect()
+    Shipped::parse("lessons/13-serializable-retry", &files, |spec| {
+        your_events(spec).map(drop)
+    })
 });
-
-/// The shipped spec `name` (`write_skew.spec`).
-pub fn shipped(name: &str) -> &'static Spec {
-    (SHIPPED.iter().find(|(n, _)| *n == name))
-        .map(|(_, spec)| spec)
-        .unwrap_or_else(|| panic!("lesson 13 has no spec {name}"))
-}
 
 /// The test `test`: the permutation of the shipped spec `name` whose `test` line names it,
 /// played against `subject`.
@@ -51,12 +38,7 @@ pub async fn spec_test<H: Handler>(
     name: &str,
     test: &str,
 ) -> Result<(), Violation> {
-    let spec = shipped(name);
-    let permutation = (spec.permutations.iter())
-        .find(|p| p.test.as_deref() == Some(test))
-        .unwrap_or_else(|| panic!("specs/{name} has no permutation for the test {test}"));
-    let story = (permutation.story.as_deref())
-        .unwrap_or_else(|| panic!("specs/{name}: a shipped permutation tells its story"));
+    let (spec, permutation, story) = SHIPPED.test(name, test);
     play(subject, spec, permutation, Delivery::Story(story)).await
 }
 

@@ -147,13 +147,12 @@ macro_rules! snapshot {
     }};
 }
 
-/// Each spec's `expect` lines are what its scenario shows, permutation by permutation: against
+/// Each spec's `expect` lines are what its test shows, permutation by permutation: against
 /// the shipped exercise and the solution, the kind of violation they name, with their words, or
-/// a rule that holds. `play(name, at, side)` plays permutation `at` of spec `name` the way the
-/// lesson's scenario does.
+/// a rule that holds. `play(name, test, side)` plays the test `test` of spec `name`.
 pub async fn specs_show_what_they_expect<K, D, Fut>(
-    specs: &[(&'static str, kit::spec::Spec)],
-    play: impl Fn(&'static str, usize, kit::spec::Side) -> Fut,
+    specs: &'static [(&'static str, kit::spec::Spec)],
+    play: impl Fn(&'static str, &'static str, kit::spec::Side) -> Fut,
 ) -> Result<(), Complaint>
 where
     K: Explain<D> + std::fmt::Debug,
@@ -161,9 +160,10 @@ where
 {
     use kit::spec::Verdict;
     for (name, spec) in specs {
-        for (at, permutation) in spec.permutations.iter().enumerate() {
+        for permutation in &spec.permutations {
+            let test = (permutation.test.as_deref()).expect("a shipped permutation is a test");
             for expected in &permutation.expect {
-                let result = play(name, at, expected.side).await;
+                let result = play(name, test, expected.side).await;
                 let showed = match (&expected.verdict, &result) {
                     (Verdict::Holds, Ok(())) => continue,
                     (Verdict::Fails(kind), Err(caught))
@@ -176,7 +176,7 @@ where
                     (_, Err(caught)) => caught.to_string(),
                 };
                 return Err(Complaint(format!(
-                    "specs/{name}, permutation `{}`, expects {:?} of the {:?}; the scenario \
+                    "specs/{name}, permutation `{}`, expects {:?} of the {:?}; the test \
                      showed: {showed}",
                     permutation.order(),
                     expected.verdict,

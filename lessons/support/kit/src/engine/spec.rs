@@ -726,6 +726,8 @@ enum Expected {
 
 pub mod played;
 mod script;
+mod shipped;
+pub use shipped::Shipped;
 
 #[cfg(test)]
 mod tests;
