@@ -18,6 +18,10 @@ pub mod by_hand;
 mod event;
 mod judge;
 mod network;
+/// The tests of `tests.list`, as data for the maintainers' checks, and the `tests!` macro.
+pub mod listed {
+    include!(concat!(env!("OUT_DIR"), "/listed.rs"));
+}
 pub mod scenarios;
 mod step;
 mod subject;

@@ -3,30 +3,21 @@
 //! network, the step's record and its outbox show.
 
 mod barrier;
-mod failed;
-mod forced;
 mod neighbours;
 mod replayed;
 mod sequential;
+mod specs;
 
 pub use barrier::{barrier, barrier_rounds};
-pub use failed::{
-    cancelled_after_the_charge_then_redelivery, crash_after_the_charge_then_redelivery,
-    crash_during_the_charge_then_redelivery,
-};
-pub use forced::duplicate_races_an_uncommitted_delivery;
 pub use neighbours::other_orders_do_not_wait;
 pub use replayed::replayed_after_a_restore;
 pub use sequential::redelivered_after_commit;
+pub use specs::{SHIPPED, spec_test, your_order, your_spec};
 
 use kit::TestDatabase;
 
 use crate::step::{Observed, PaymentStep};
 use crate::{Delivery, Handler, OrderCreated, Subject, Violation};
-
-/// The holder's locks on the step's own tables: a delivery stops at its first write there,
-/// after it has charged the card (when it charges first) and before anything commits.
-const LOCK_THE_STEPS_TABLES: &str = "BEGIN; LOCK TABLE payments, outbox IN SHARE MODE";
 
 /// What every scenario's order costs.
 const AMOUNT_CENTS: i64 = 2598;

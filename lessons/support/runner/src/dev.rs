@@ -220,8 +220,8 @@ pub fn breaking(root: &Path, name: &str, file: &str) -> Result<ExitCode, String>
         .is_dir()
     {
         return Err(format!(
-            "lesson {}'s scenarios are not specs yet, so `break` cannot play them; lessons 01 \
-             and 13 have theirs in lessons/NN-…/specs/",
+            "lesson {}'s scenarios are not specs yet, so `break` cannot play them: the lessons \
+             whose races are specs have them in lessons/NN-…/specs/",
             lesson.number
         ));
     }

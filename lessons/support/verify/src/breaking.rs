@@ -130,7 +130,11 @@ macro_rules! breakable {
 pub(crate) use breakable;
 
 /// The lessons `break` plays (the others' scenarios are still code).
-pub const BREAKABLE: &[Breakable] = &[crate::lesson_01::BREAK, crate::lesson_13::BREAK];
+pub const BREAKABLE: &[Breakable] = &[
+    crate::lesson_01::BREAK,
+    crate::lesson_06::BREAK,
+    crate::lesson_13::BREAK,
+];
 
 /// One permutation, played against both sides.
 #[derive(Debug, Clone)]
