@@ -3,82 +3,29 @@
 //! event's account open at zero, the spec's sessions in its order (the kit's engine), then the
 //! rule (`judge.rs`) over what the account, `processed_events` and each delivery said.
 
-use std::sync::LazyLock;
-
 use kit::Common;
-use kit::spec::{Permutation, Shipped, Spec, SpecError};
+use kit::spec::{Permutation, Spec, SpecError};
 
 use super::{AMOUNT_CENTS, prepare};
 use crate::judge::judge;
 use crate::{CreditEvent, Delivery, Handler, Subject, Violation, ViolationKind};
 
-/// The lesson's specs, parsed once, each checked as a student's would be.
-pub static SHIPPED: LazyLock<Shipped> = LazyLock::new(|| {
-    let files = [
+kit::lesson_specs! {
+    folder: "lessons/01-check-then-act",
+    files: [
         ("forced.spec", include_str!("../../specs/forced.spec")),
         ("failed.spec", include_str!("../../specs/failed.spec")),
         ("gave_up.spec", include_str!("../../specs/gave_up.spec")),
-    ];
-    Shipped::parse("lessons/01-check-then-act", &files, |spec| {
-        your_event(spec).map(drop)
-    })
-});
-
-/// The test `test`: the permutation of the shipped spec `name` whose `test` line names it,
-/// played against `subject`.
-pub async fn spec_test<H: Handler>(
-    subject: Subject<H>,
-    name: &str,
-    test: &str,
-) -> Result<(), Violation> {
-    let (spec, permutation, story) = SHIPPED.test(name, test);
-    play(subject, spec, permutation, Delivery::Story(story)).await
-}
-
-/// A spec of the student's own (`cargo workbook break 01 FILE`), judged by the same rule.
-pub async fn your_spec<H: Handler>(
-    subject: Subject<H>,
-    spec: &Spec,
-    permutation: &Permutation,
-) -> Result<(), Violation> {
-    let during =
-        Delivery::Story("was delivered in the order your spec gives (a scripted interleaving)");
-    play(subject, spec, permutation, during).await
+    ],
+    check: |spec| your_event(spec).map(drop),
+    yours: "was delivered in the order your spec gives (a scripted interleaving)",
 }
 
 /// The one event a spec delivers: the lesson's rule is about one event delivered more than
-/// once, so every delivery must carry the same one. A spec that delivers two is refused, with
-/// the line of the first that differs.
+/// once, so every delivery must carry the same one.
 pub fn your_event(spec: &Spec) -> Result<CreditEvent, SpecError> {
-    let mut first: Option<CreditEvent> = None;
-    for (session, line, json) in spec.deliveries() {
-        let event = CreditEvent::from_json(json).map_err(|why| SpecError {
-            line,
-            message: format!("{session} delivers what lesson 01 refuses: {why}"),
-        })?;
-        match &first {
-            None => first = Some(event),
-            Some(one) if one == &event => {}
-            Some(one) => {
-                return Err(SpecError {
-                    line,
-                    message: format!(
-                        "{session} delivers {}, and an earlier session {}: lesson 01's rule \
-                         judges one event delivered more than once, so every delivery carries \
-                         the same one",
-                        event.id(),
-                        one.id()
-                    ),
-                });
-            }
-        }
-    }
-    first.ok_or_else(|| SpecError {
-        line: 1,
-        message: "no session delivers anything: a spec races deliveries of one event, so at \
-                  least one step is `deliver {…}`"
-            .into(),
-    })
+    let read = |json: &str| CreditEvent::from_json(json).map_err(|e| e.to_string());
+    spec.one_event("01", read, |event| event.id().to_string())
 }
 
 /// The holder's lock on the account's row, for the scenarios still written in Rust: a worker

@@ -4,68 +4,27 @@
 //! (the kit's engine), then the rule (`judge.rs`) over what the cards, the decisions and each
 //! delivery said.
 
-use std::sync::LazyLock;
-
-use kit::spec::{Permutation, Shipped, Spec, SpecError};
+use kit::spec::{Permutation, Spec, SpecError};
 
 use super::{described, judge_all, shown, with_customer};
 use crate::judge::{Delivered, Expect};
 use crate::{Authorization, Delivery, Handler, Subject, Violation};
 
-/// The lesson's specs, parsed once, each checked as a student's would be.
-pub static SHIPPED: LazyLock<Shipped> = LazyLock::new(|| {
-    let files = [
-        (
-            "write_skew.spec",
-            include_str!("../../specs/write_skew.spec"),
-        ),
-        (
-            "lost_update.spec",
-            include_str!("../../specs/lost_update.spec"),
-        ),
+kit::lesson_specs! {
+    folder: "lessons/13-serializable-retry",
+    files: [
+        ("write_skew.spec", include_str!("../../specs/write_skew.spec")),
+        ("lost_update.spec", include_str!("../../specs/lost_update.spec")),
         ("copy_race.spec", include_str!("../../specs/copy_race.spec")),
         ("failed.spec", include_str!("../../specs/failed.spec")),
-    ];
-    Shipped::parse("lessons/13-serializable-retry", &files, |spec| {
-        your_events(spec).map(drop)
-    })
-});
-
-/// The test `test`: the permutation of the shipped spec `name` whose `test` line names it,
-/// played against `subject`.
-pub async fn spec_test<H: Handler>(
-    subject: Subject<H>,
-    name: &str,
-    test: &str,
-) -> Result<(), Violation> {
-    let (spec, permutation, story) = SHIPPED.test(name, test);
-    play(subject, spec, permutation, Delivery::Story(story)).await
-}
-
-/// A spec of the student's own (`cargo workbook break 13 FILE`), judged by the same rule.
-pub async fn your_spec<H: Handler>(
-    subject: Subject<H>,
-    spec: &Spec,
-    permutation: &Permutation,
-) -> Result<(), Violation> {
-    let during = Delivery::Story(
-        "the authorizations were delivered in the order your spec gives (a scripted \
-         interleaving)",
-    );
-    play(subject, spec, permutation, during).await
+    ],
+    check: |spec| your_events(spec).map(drop),
+    yours: "the authorizations were delivered in the order your spec gives (a scripted interleaving)",
 }
 
 /// Each delivery's authorization, read as `cargo workbook deliver 13` reads a line. A spec whose
 /// deliveries the lesson cannot read is refused with the step's line.
 pub fn your_events(spec: &Spec) -> Result<Vec<Authorization>, SpecError> {
-    let mut events = Vec::new();
-    for (session, line, json) in spec.deliveries() {
-        let event = Authorization::from_json(json).map_err(|why| SpecError {
-            line,
-            message: format!("{session} delivers what lesson 13 refuses: {why}"),
-        })?;
-        events.push(event);
-    }
     if let Some(permutation) = spec.permutations.iter().find(|p| !p.waits.is_empty()) {
         return Err(SpecError {
             line: permutation.line,
@@ -74,15 +33,9 @@ pub fn your_events(spec: &Spec) -> Result<Vec<Authorization>, SpecError> {
                 .into(),
         });
     }
-    if events.is_empty() {
-        return Err(SpecError {
-            line: 1,
-            message: "no session delivers anything: a spec races deliveries of authorizations, \
-                      so at least one step is `deliver {…}`"
-                .into(),
-        });
-    }
-    Ok(events)
+    let read = |json: &str| Authorization::from_json(json).map_err(|e| e.to_string());
+    let events = spec.events("13", read)?;
+    Ok(events.into_iter().map(|(_, _, event)| event).collect())
 }
 
 // ANCHOR: play

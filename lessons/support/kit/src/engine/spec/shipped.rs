@@ -70,3 +70,96 @@ fn each_a_test(spec: &Spec) -> Result<(), SpecError> {
         }),
     }
 }
+
+impl Spec {
+    /// Each delivery's event (or request), read by `read` as lesson `lesson`'s by-hand feed reads
+    /// a line; one it refuses is refused with its step's line. A spec that delivers nothing is
+    /// refused too: a race needs a delivery.
+    pub fn events<E>(
+        &self,
+        lesson: &str,
+        read: impl Fn(&str) -> Result<E, String>,
+    ) -> Result<Vec<(&str, usize, E)>, SpecError> {
+        let mut events = Vec::new();
+        for (session, line, json) in self.deliveries() {
+            let event = read(json).map_err(|why| SpecError {
+                line,
+                message: format!("{session} delivers what lesson {lesson} refuses: {why}"),
+            })?;
+            events.push((session, line, event));
+        }
+        if events.is_empty() {
+            return Err(SpecError {
+                line: 1,
+                message: "no session delivers anything: a spec races deliveries, so at least one \
+                          step is `deliver {…}`"
+                    .into(),
+            });
+        }
+        Ok(events)
+    }
+
+    /// The one event every delivery carries, for a lesson whose rule is about one event
+    /// delivered more than once (`named` says which, in the refusal: `evt-1`). A spec that
+    /// delivers two is refused with the line of the first that differs.
+    pub fn one_event<E: PartialEq>(
+        &self,
+        lesson: &str,
+        read: impl Fn(&str) -> Result<E, String>,
+        named: impl Fn(&E) -> String,
+    ) -> Result<E, SpecError> {
+        let mut events = self.events(lesson, read)?.into_iter();
+        let (_, _, first) = events.next().expect("events refuses a spec without one");
+        for (session, line, event) in events {
+            if event != first {
+                return Err(SpecError {
+                    line,
+                    message: format!(
+                        "{session} delivers {}, and an earlier session {}: lesson {lesson}'s rule \
+                         judges one event delivered more than once, so every delivery carries \
+                         the same one",
+                        named(&event),
+                        named(&first)
+                    ),
+                });
+            }
+        }
+        Ok(first)
+    }
+}
+
+/// A lesson's shelf of specs and its two ways into them, written once for every lesson on the
+/// engine: `SHIPPED` (its specs, parsed once, each checked by `check` as a student's would be),
+/// `spec_test` (a shipped permutation, by its test) and `your_spec` (a student's, told as
+/// `yours`). Both are played by the lesson's own `play(subject, spec, permutation, during)`, in
+/// the module that calls this.
+// `crate` here is the calling lesson's, on purpose: its Handler, Subject, Violation and Delivery.
+#[allow(clippy::crate_in_macro_def)]
+#[macro_export]
+macro_rules! lesson_specs {
+    (folder: $folder:literal, files: $files:expr, check: $check:expr, yours: $yours:literal $(,)?) => {
+        /// The lesson's specs, parsed once, each checked as a student's would be.
+        pub static SHIPPED: ::std::sync::LazyLock<$crate::spec::Shipped> =
+            ::std::sync::LazyLock::new(|| $crate::spec::Shipped::parse($folder, &$files, $check));
+
+        /// The test `test`: the permutation of the shipped spec `name` whose `test` line names
+        /// it, played against `subject`.
+        pub async fn spec_test<H: crate::Handler>(
+            subject: crate::Subject<H>,
+            name: &str,
+            test: &str,
+        ) -> Result<(), crate::Violation> {
+            let (spec, permutation, story) = SHIPPED.test(name, test);
+            play(subject, spec, permutation, crate::Delivery::Story(story)).await
+        }
+
+        /// A spec of the student's own (`cargo workbook break`), judged by the same rule.
+        pub async fn your_spec<H: crate::Handler>(
+            subject: crate::Subject<H>,
+            spec: &$crate::spec::Spec,
+            permutation: &$crate::spec::Permutation,
+        ) -> Result<(), crate::Violation> {
+            play(subject, spec, permutation, crate::Delivery::Story($yours)).await
+        }
+    };
+}
