@@ -5,13 +5,18 @@
 //!
 //! ```text
 //! # comments, and blank lines
+//! crate order-saga                       the lesson's tests are played by lessons/order-saga
 //! spec forced.spec                       every permutation of specs/forced.spec with a `test` line
+//! spec forced.spec TEST [as NAME] [repeat]   one of them, under a name of this lesson's
 //! rust NAME FUNCTION [repeat] [multi_thread] [cases PARAMETER: TYPE CASE=VALUE …]
 //! ```
 //!
-//! A spec's test is repeated by `cargo repeat` when its permutation expects the shipped exercise
-//! to fail (`expect exercise KIND`): that is a race the exercise loses. A test written in Rust
-//! says so with `repeat`.
+//! `crate` is for lessons that share one crate (02 to 05 share the order saga): their lists live
+//! in their own folders, the specs and scenarios in the crate's, and each list picks the
+//! permutations its lesson runs, since their guards differ. A spec's test is repeated by `cargo
+//! repeat` when its permutation expects the shipped exercise to fail (`expect exercise KIND`):
+//! that is a race the exercise loses. A shared spec cannot say that for every lesson, so a
+//! list's `repeat` says it for its own; a test written in Rust says so the same way.
 
 #![allow(dead_code)]
 
@@ -27,8 +32,8 @@ pub struct Listed {
 }
 
 pub enum Plays {
-    /// A permutation of `specs/FILE` (the one whose `test` line names it).
-    Spec { file: String },
+    /// A permutation of `specs/FILE`: the one whose `test` line says `test`.
+    Spec { file: String, test: String },
     /// `scenarios::FUNCTION(subject)`, or `(subject, PARAMETER)` for a test with cases.
     Rust { function: String },
 }
@@ -53,26 +58,61 @@ impl Listed {
     }
 }
 
+/// The crate that plays a lesson's tests: its folder under lessons/, from the list's `crate`
+/// line, or the lesson's own.
+pub fn crate_folder(lesson: &Path) -> Result<String, String> {
+    let list = lesson.join("tests.list");
+    let text = std::fs::read_to_string(&list).map_err(|e| format!("{}: {e}", list.display()))?;
+    let named =
+        (text.lines()).find_map(
+            |line| match line.split_whitespace().collect::<Vec<_>>()[..] {
+                ["crate", folder] => Some(folder.to_string()),
+                _ => None,
+            },
+        );
+    let own = lesson
+        .file_name()
+        .expect("a lesson's folder")
+        .to_string_lossy();
+    Ok(named.unwrap_or_else(|| own.into_owned()))
+}
+
 /// Reads `lesson/tests.list` and the specs it names, or says what is wrong, with the file and
 /// line.
 pub fn read(lesson: &Path) -> Result<Vec<Listed>, String> {
     let list = lesson.join("tests.list");
     let text = std::fs::read_to_string(&list).map_err(|e| format!("{}: {e}", list.display()))?;
+    let specs = lesson.join("..").join(crate_folder(lesson)?).join("specs");
     let mut listed = Vec::new();
     for (at, line) in text.lines().enumerate() {
         let fail = |why: &str| format!("{}:{}: {why}", list.display(), at + 1);
         let words: Vec<&str> = line.split_whitespace().collect();
         match words.as_slice() {
-            [] => {}
+            [] | ["crate", _] => {}
             [comment, ..] if comment.starts_with('#') => {}
-            ["spec", file] => listed.extend(spec_tests(&lesson.join("specs").join(file), file)?),
+            ["spec", file] => listed.extend(spec_tests(&specs.join(file), file)?),
+            ["spec", file, test, rest @ ..] => {
+                let mut test = (spec_tests(&specs.join(file), file)?.into_iter())
+                    .find(|listed| listed.name == *test)
+                    .ok_or_else(|| {
+                        fail(&format!("specs/{file} has no permutation `test {test}`"))
+                    })?;
+                match rest {
+                    [] => {}
+                    ["repeat"] => test.repeat = true,
+                    ["as", name] => test.name = name.to_string(),
+                    ["as", name, "repeat"] => (test.name, test.repeat) = (name.to_string(), true),
+                    _ => return Err(fail("after `spec FILE TEST`: `[as NAME] [repeat]`")),
+                }
+                listed.push(test);
+            }
             ["rust", name, function, rest @ ..] => {
                 listed.push(rust_test(name, function, rest).map_err(|why| fail(&why))?)
             }
             _ => {
                 return Err(fail(
-                    "expected `spec FILE` or `rust NAME FUNCTION [repeat] [multi_thread] [cases \
-                     PARAMETER: TYPE CASE=VALUE …]`",
+                    "expected `crate FOLDER`, `spec FILE [TEST [as NAME] [repeat]]` or `rust NAME \
+                     FUNCTION [repeat] [multi_thread] [cases PARAMETER: TYPE CASE=VALUE …]`",
                 ));
             }
         }
@@ -142,9 +182,10 @@ fn spec_tests(path: &Path, file: &str) -> Result<Vec<Listed>, String> {
     let tests: Vec<Listed> = (permutations.into_iter())
         .filter_map(|(test, fails)| {
             Some(Listed {
-                name: test?,
+                name: test.clone()?,
                 plays: Plays::Spec {
                     file: file.to_string(),
+                    test: test?,
                 },
                 repeat: fails,
                 multi_thread: false,
@@ -163,11 +204,49 @@ fn spec_tests(path: &Path, file: &str) -> Result<Vec<Listed>, String> {
 
 /// The Rust a lesson's `lib.rs` includes for its list: the `tests!` macro its exercise and
 /// solution run (`tests!(handler::apply_credit)` is their whole test file), and the same tests
-/// as data for the maintainers' checks: `TESTS` by the names `cargo test` prints, `CASES`,
-/// `REPEAT` (what `cargo repeat` counts), and `play`, one test against any subject.
+/// as data for the maintainers' checks (see `data`).
 pub fn generate(listed: &[Listed], shown: &str) -> String {
+    let (tests, data) = written(listed, shown);
+    format!(
+        "// Generated by build.rs from {shown} and the specs it names: do not edit.\n\n\
+         /// The lesson's tests, for its exercise and solution: `tests!(handler::…)` is their test\n\
+         /// file. Each test hands the handler to the spec or the scenario `tests.list` names.\n\
+         #[macro_export]\n\
+         macro_rules! tests {{\n    ($($handler:tt)+) => {{\n{tests}    }};\n}}\n\n{data}"
+    )
+}
+
+/// The same for a crate that several lessons share, from each lesson's number and list: one
+/// `tests!` macro whose first word picks the lesson (`tests!(lesson_02, handler::…)`), and each
+/// lesson's data in a module of its own (`lesson_02::TESTS`).
+pub fn generate_shared(lessons: &[(String, Vec<Listed>, String)]) -> String {
+    let (mut arms, mut modules) = (String::new(), String::new());
+    for (number, listed, shown) in lessons {
+        let (tests, data) = written(listed, shown);
+        arms.push_str(&format!(
+            "    (lesson_{number}, $($handler:tt)+) => {{\n{tests}    }};\n"
+        ));
+        modules.push_str(&format!(
+            "/// Lesson {number}'s tests, from {shown}.\npub mod lesson_{number} {{\n{data}}}\n\n"
+        ));
+    }
+    format!(
+        "// Generated by build.rs from the lessons' tests.list and the specs they name: do not \
+         edit.\n\n\
+         /// Each lesson's tests, for its exercise and solution: `tests!(lesson_NN, handler::…)` is\n\
+         /// their test file. Each test hands the handler to the spec or the scenario the list names.\n\
+         #[macro_export]\n\
+         macro_rules! tests {{\n{arms}}}\n\n{modules}"
+    )
+}
+
+/// A list's tests as the body of the `tests!` macro, and as data: `TESTS` by the names `cargo
+/// test` prints, `CASES`, `REPEAT` (what `cargo repeat` counts), `SPECS` (the shipped
+/// permutations it plays) and `play`, one test against any subject.
+fn written(listed: &[Listed], shown: &str) -> (String, String) {
     use std::fmt::Write as _;
-    let (mut tests, mut names, mut cases, mut repeat, mut arms) = (
+    let (mut tests, mut names, mut cases, mut repeat, mut specs, mut arms) = (
+        String::new(),
         String::new(),
         String::new(),
         String::new(),
@@ -177,8 +256,8 @@ pub fn generate(listed: &[Listed], shown: &str) -> String {
     for test in listed {
         let name = &test.name;
         let call = |subject: &str| match &test.plays {
-            Plays::Spec { file } => {
-                format!("$crate::scenarios::spec_test({subject}, {file:?}, {name:?})")
+            Plays::Spec { file, test } => {
+                format!("$crate::scenarios::spec_test({subject}, {file:?}, {test:?})")
             }
             Plays::Rust { function } => match &test.cases {
                 None => format!("$crate::scenarios::{function}({subject})"),
@@ -190,6 +269,9 @@ pub fn generate(listed: &[Listed], shown: &str) -> String {
                 }
             },
         };
+        if let Plays::Spec { file, test } = &test.plays {
+            let _ = writeln!(specs, "    ({file:?}, {test:?}),");
+        }
         let flavor = match test.multi_thread {
             true => "(flavor = \"multi_thread\", worker_threads = 2)",
             false => "",
@@ -238,13 +320,8 @@ pub fn generate(listed: &[Listed], shown: &str) -> String {
             }
         }
     }
-    format!(
-        "// Generated by build.rs from {shown} and the specs it names: do not edit.\n\n\
-         /// The lesson's tests, for its exercise and solution: `tests!(handler::…)` is their test\n\
-         /// file. Each test hands the handler to the spec or the scenario `tests.list` names.\n\
-         #[macro_export]\n\
-         macro_rules! tests {{\n    ($($handler:tt)+) => {{\n{tests}    }};\n}}\n\n\
-         /// The tests, in the list's order, by the names `cargo test` prints.\n\
+    let data = format!(
+        "/// The tests, in the list's order, by the names `cargo test` prints.\n\
          pub const TESTS: &[&str] = &[\n{names}];\n\n\
          /// Each case of a parametrised test, by its name, and its value as written.\n\
          pub const CASES: &[(&str, &str)] = &[\n{cases}];\n\n\
@@ -252,10 +329,14 @@ pub fn generate(listed: &[Listed], shown: &str) -> String {
          /// parametrised test's cases all count): the specs' permutations that expect it to\n\
          /// fail, and the tests the list marks `repeat`.\n\
          pub const REPEAT: &[&str] = &[\n{repeat}];\n\n\
+         /// The shipped permutations the list plays: each spec's file, and the test its\n\
+         /// permutation names there.\n\
+         pub const SPECS: &[(&str, &str)] = &[\n{specs}];\n\n\
          /// Plays the test `name` against `subject`, as the test of that name does.\n\
          pub async fn play<H: crate::Handler>(\n    name: &str,\n    \
          subject: crate::Subject<H>,\n) -> Result<(), crate::Violation> {{\n    \
          match name {{\n{arms}        other => panic!(\"{shown} lists no test {{other}}\"),\n    \
          }}\n}}\n"
-    )
+    );
+    (tests, data)
 }

@@ -149,9 +149,12 @@ macro_rules! snapshot {
 
 /// Each spec's `expect` lines are what its test shows, permutation by permutation: against
 /// the shipped exercise and the solution, the kind of violation they name, with their words, or
-/// a rule that holds. `play(name, test, side)` plays the test `test` of spec `name`.
+/// a rule that holds. `specs` are the permutations the lesson plays (each spec's file and the
+/// test its permutation names, as its list picks them: lessons that share specs play some of
+/// them each); `play(name, test, side)` plays the test `test` of spec `name`.
 pub async fn specs_show_what_they_expect<K, D, Fut>(
-    specs: &'static [(&'static str, kit::spec::Spec)],
+    shipped: &'static kit::spec::Shipped,
+    specs: &'static [(&'static str, &'static str)],
     play: impl Fn(&'static str, &'static str, kit::spec::Side) -> Fut,
 ) -> Result<(), Complaint>
 where
@@ -159,30 +162,28 @@ where
     Fut: std::future::Future<Output = Result<(), Violation<K, D>>>,
 {
     use kit::spec::Verdict;
-    for (name, spec) in specs {
-        for permutation in &spec.permutations {
-            let test = (permutation.test.as_deref()).expect("a shipped permutation is a test");
-            for expected in &permutation.expect {
-                let result = play(name, test, expected.side).await;
-                let showed = match (&expected.verdict, &result) {
-                    (Verdict::Holds, Ok(())) => continue,
-                    (Verdict::Fails(kind), Err(caught))
-                        if crate::breaking::kind_name(&caught.kind) == *kind
-                            && (expected.words.iter()).all(|w| caught.to_string().contains(w)) =>
-                    {
-                        continue;
-                    }
-                    (_, Ok(())) => "the rule held".to_string(),
-                    (_, Err(caught)) => caught.to_string(),
-                };
-                return Err(Complaint(format!(
-                    "specs/{name}, permutation `{}`, expects {:?} of the {:?}; the test \
+    for &(name, test) in specs {
+        let (_, permutation, _) = shipped.test(name, test);
+        for expected in &permutation.expect {
+            let result = play(name, test, expected.side).await;
+            let showed = match (&expected.verdict, &result) {
+                (Verdict::Holds, Ok(())) => continue,
+                (Verdict::Fails(kind), Err(caught))
+                    if crate::breaking::kind_name(&caught.kind) == *kind
+                        && (expected.words.iter()).all(|w| caught.to_string().contains(w)) =>
+                {
+                    continue;
+                }
+                (_, Ok(())) => "the rule held".to_string(),
+                (_, Err(caught)) => caught.to_string(),
+            };
+            return Err(Complaint(format!(
+                "specs/{name}, permutation `{}`, expects {:?} of the {:?}; the test \
                      showed: {showed}",
-                    permutation.order(),
-                    expected.verdict,
-                    expected.side
-                )));
-            }
+                permutation.order(),
+                expected.verdict,
+                expected.side
+            )));
         }
     }
     Ok(())
