@@ -23,17 +23,16 @@ pub fn solution() -> Subject<impl Handler> {
 
 include!(concat!(env!("OUT_DIR"), "/exercise_tests_02.rs"));
 
-/// The race and fault tests of the lesson, by their names in `exercise-tests.rs`: what `cargo
-/// repeat 02` runs over and over.
-pub const REPEAT: &[&str] = &[
-    "a_duplicate_racing_an_uncommitted_delivery_changes_nothing",
-    "workers_released_together_apply_each_event_once",
-];
-
 /// One event, announced more than once.
 pub fn is_intended(kind: &ViolationKind) -> bool {
     matches!(kind, ViolationKind::ResolvedTwice { .. })
 }
+
+crate::breaking::breakable!(
+    "02",
+    order_saga::scenarios::your_order,
+    order_saga::scenarios::your_spec
+);
 
 fn probes() -> Vec<Probe> {
     saga::probes(
@@ -89,10 +88,10 @@ mod tests {
     async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
         scenarios::redelivered_after_commit(super::exercise()).await?;
         scenarios::event_for_an_unknown_order(super::exercise()).await?;
-        scenarios::cancelled_delivery_then_redelivery(super::exercise()).await?;
+        super::play("a_redelivery_after_a_cancelled_delivery_applies_the_event", super::exercise()).await?;
         scenarios::instalments_race_for_one_order(super::exercise()).await?;
         scenarios::other_orders_do_not_wait(super::exercise()).await?;
-        scenarios::first_delivery_dies_while_a_duplicate_waits(super::exercise()).await
+        super::play("a_duplicate_waiting_on_a_delivery_that_dies_applies_the_event", super::exercise()).await
     }
 
     /// The solution's passing traces, which the chapter shows. Only the solution's: a student's

@@ -23,15 +23,6 @@ pub fn solution() -> Subject<impl Handler> {
 
 include!(concat!(env!("OUT_DIR"), "/exercise_tests_03.rs"));
 
-/// The race and fault tests of the lesson, by their names in `exercise-tests.rs`: what `cargo
-/// repeat 03` runs over and over.
-pub const REPEAT: &[&str] = &[
-    "a_delivery_that_dies_halfway_is_applied_by_the_redelivery",
-    "a_duplicate_waiting_on_a_delivery_that_dies_applies_the_event",
-    "a_redelivery_after_a_cancelled_delivery_applies_the_event",
-    "a_duplicate_racing_an_uncommitted_delivery_changes_nothing",
-];
-
 /// The record outlives the effect: an event lost, or given up on before it was applied.
 pub fn is_intended(kind: &ViolationKind) -> bool {
     matches!(
@@ -41,6 +32,12 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
             | ViolationKind::RecordedWithoutEffect
     )
 }
+
+crate::breaking::breakable!(
+    "03",
+    order_saga::scenarios::your_order,
+    order_saga::scenarios::your_spec
+);
 
 fn probes() -> Vec<Probe> {
     saga::probes(
@@ -92,7 +89,7 @@ mod tests {
     #[tokio::test]
     async fn exercise_loses_the_event_when_the_delivery_it_raced_dies() -> Result<(), Complaint> {
         let result =
-            scenarios::first_delivery_dies_while_a_duplicate_waits(super::exercise()).await;
+            super::play("a_duplicate_waiting_on_a_delivery_that_dies_applies_the_event", super::exercise()).await;
         let why = "the claim commits before the effect";
         expect(result, super::is_intended, why).map(drop)
     }

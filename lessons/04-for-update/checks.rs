@@ -63,18 +63,16 @@ async fn terminal_guard_only_handler(
 
 include!(concat!(env!("OUT_DIR"), "/exercise_tests_04.rs"));
 
-/// The race and fault tests of the lesson, by their names in `exercise-tests.rs`: what `cargo
-/// repeat 04` runs over and over.
-pub const REPEAT: &[&str] = &[
-    "contradicting_events_racing_for_one_order_resolve_it_once",
-    "contradicting_events_racing_past_a_reader_resolve_it_once",
-    "workers_released_together_resolve_the_order_once",
-];
-
 /// Two different events both moved the order.
 pub fn is_intended(kind: &ViolationKind) -> bool {
     matches!(kind, ViolationKind::ResolvedTwice { .. })
 }
+
+crate::breaking::breakable!(
+    "04",
+    order_saga::scenarios::your_order,
+    order_saga::scenarios::your_spec
+);
 
 fn probes() -> Vec<Probe> {
     saga::probes(
@@ -115,7 +113,7 @@ mod tests {
 
     #[tokio::test]
     async fn exercise_resolves_the_order_twice_past_a_reader() -> Result<(), Complaint> {
-        let result = scenarios::contradicting_events_race_past_a_reader(super::exercise()).await;
+        let result = super::play("contradicting_events_racing_past_a_reader_resolve_it_once", super::exercise()).await;
         let why = "both deliveries read 'pending' before either committed";
         expect(result, super::is_intended, why).map(drop)
     }
@@ -131,7 +129,7 @@ mod tests {
     #[tokio::test]
     async fn exercise_passes_the_sequential_cases() -> Result<(), Violation> {
         scenarios::late_failure_after_confirmation(super::exercise()).await?;
-        scenarios::cancelled_delivery_then_redelivery(super::exercise()).await?;
+        super::play("a_redelivery_after_a_cancelled_delivery_applies_the_event", super::exercise()).await?;
         scenarios::instalments_race_for_one_order(super::exercise()).await?;
         scenarios::other_orders_do_not_wait(super::exercise()).await?;
         scenarios::redelivered_instalment(super::exercise()).await

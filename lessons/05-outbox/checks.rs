@@ -23,16 +23,16 @@ pub fn solution() -> Subject<impl Handler> {
 
 include!(concat!(env!("OUT_DIR"), "/exercise_tests_05.rs"));
 
-/// The race and fault tests of the lesson, by their names in `exercise-tests.rs`: what `cargo
-/// repeat 05` runs over and over.
-pub const REPEAT: &[&str] = &[
-    "a_delivery_that_dies_before_announcing_is_announced_after_all",
-];
-
 /// A resolved order nobody is told about.
 pub fn is_intended(kind: &ViolationKind) -> bool {
     matches!(kind, ViolationKind::ResolvedSilently { .. })
 }
+
+crate::breaking::breakable!(
+    "05",
+    order_saga::scenarios::your_order,
+    order_saga::scenarios::your_spec
+);
 
 fn probes() -> Vec<Probe> {
     saga::probes(
@@ -76,8 +76,8 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
         scenarios::redelivered_after_commit(super::exercise()).await?;
-        scenarios::crash_before_the_effect_then_redelivery(super::exercise()).await?;
-        scenarios::cancelled_delivery_then_redelivery(super::exercise()).await?;
+        super::play("a_delivery_that_dies_before_the_change_is_applied_by_the_redelivery", super::exercise()).await?;
+        super::play("a_redelivery_after_a_cancelled_delivery_applies_the_event", super::exercise()).await?;
         scenarios::instalments_race_for_one_order(super::exercise()).await?;
         scenarios::other_orders_do_not_wait(super::exercise()).await?;
         scenarios::barrier(super::exercise(), Mix::Mixed, 8).await

@@ -8,7 +8,8 @@
 //!
 //! - [`PaymentEvent`] and [`Outcome`]: what a handler receives and what it reports;
 //! - [`apply_to_order`] and [`enqueue`]: the effect, given, so that handlers are about guards;
-//! - [`scenarios`]: the tests, each a story from the book;
+//! - [`scenarios`]: the tests, each a story from the book, the scripted ones specs (`specs/`),
+//!   each lesson's listed in its `tests.list`, which [`tests!`] turns into its test file;
 //! - [`Violation`]: what a scenario caught, worded to teach;
 //! - [`deliver`]: events typed or piped in by hand (`cargo workbook deliver 05`).
 
@@ -18,6 +19,11 @@ mod event;
 mod judge;
 mod orders;
 pub mod scenarios;
+/// Each lesson's tests (`lessons/0N-…/tests.list`), as data for the maintainers' checks, and
+/// the `tests!` macro its exercise and solution run.
+pub mod listed {
+    include!(concat!(env!("OUT_DIR"), "/listed.rs"));
+}
 mod subject;
 mod violation;
 

@@ -1,29 +1,24 @@
 //! The saga lessons' tests, each one a story from chapters 2 to 5. Every scenario takes the
 //! subject (a handler and its schema), builds a fresh database, places an order, delivers
-//! payment results, and judges what the order, the outbox and processed_events show.
+//! payment results, and judges what the order, the outbox and processed_events show. The
+//! scripted races and faults are specs (`specs/`, played by `specs.rs`); what data cannot say
+//! yet is Rust, here.
 
 mod barrier;
-mod cancelled;
-mod forced;
-mod killed;
 mod neighbours;
 mod sequential;
+mod specs;
 
-pub use barrier::{BARRIER_ROUNDS, Mix, barrier, barrier_rounds};
-pub use cancelled::cancelled_delivery_then_redelivery;
-pub use forced::{
-    contradicting_events_race, contradicting_events_race_past_a_reader,
-    duplicate_races_an_uncommitted_delivery,
-};
-pub use killed::{
-    crash_before_the_effect_then_redelivery, crash_before_the_outbox_row_then_redelivery,
-    first_delivery_dies_while_a_duplicate_waits,
+pub use barrier::{
+    BARRIER_ROUNDS, Mix, barrier, barrier_of_both, barrier_of_contradictions,
+    barrier_of_duplicates, barrier_rounds,
 };
 pub use neighbours::{instalments_race_for_one_order, other_orders_do_not_wait};
 pub use sequential::{
     event_for_an_unknown_order, late_failure_after_confirmation, redelivered_after_commit,
     redelivered_instalment,
 };
+pub use specs::{SHIPPED, spec_test, your_order, your_spec};
 
 use kit::{TestDatabase, Trace};
 
