@@ -212,13 +212,11 @@ fn deliver_args(database: &str, input: Option<&str>, fresh: bool) -> Result<Vec<
 /// student stands, so its path is made absolute before cargo runs from the workspace root.
 pub fn breaking(root: &Path, name: &str, file: &str) -> Result<ExitCode, String> {
     let lesson = catalog::find(name)?;
-    // A lesson whose scripted scenarios are specs has a specs/ folder; the others are code.
-    if !root
-        .join("lessons")
-        .join(lesson.folder)
-        .join("specs")
-        .is_dir()
-    {
+    // A lesson whose scripted scenarios are specs has a specs/ folder, its own or that of the
+    // crate it shares with other lessons (its tests.list says `crate order-saga`); the others'
+    // scenarios are code.
+    let specs = specs_folder(root, lesson.folder);
+    if !root.join(&specs).is_dir() {
         return Err(format!(
             "lesson {}'s scenarios are not specs yet, so `break` cannot play them: the lessons \
              whose races are specs have them in lessons/NN-…/specs/",
@@ -230,9 +228,9 @@ pub fn breaking(root: &Path, name: &str, file: &str) -> Result<ExitCode, String>
         .filter(|path| path.is_file())
         .ok_or_else(|| {
             format!(
-                "no spec file at {file}. Copy one of lessons/{}/specs/ and edit it: `cargo \
-                 workbook break {} my.spec`",
-                lesson.folder, lesson.number
+                "no spec file at {file}. Copy one of {specs}/ and edit it: `cargo workbook \
+                 break {} my.spec`",
+                lesson.number
             )
         })?;
     eprintln!("building the shipped exercises and solutions (the first time, a minute or so) …");
@@ -250,6 +248,19 @@ pub fn breaking(root: &Path, name: &str, file: &str) -> Result<ExitCode, String>
         .arg(lesson.number)
         .arg(path);
     run(command)
+}
+
+/// Where a lesson's specs are, from the workspace root: `lessons/FOLDER/specs`, or the specs of
+/// the crate its `tests.list` names (`crate order-saga`: lessons 02 to 05 share theirs).
+fn specs_folder(root: &Path, folder: &str) -> String {
+    let list = std::fs::read_to_string(root.join("lessons").join(folder).join("tests.list"));
+    let shared = (list.unwrap_or_default().lines()).find_map(|line| {
+        line.trim()
+            .strip_prefix("crate ")
+            .map(str::trim)
+            .map(String::from)
+    });
+    format!("lessons/{}/specs", shared.as_deref().unwrap_or(folder))
 }
 
 #[cfg(test)]
@@ -284,9 +295,9 @@ mod tests {
     #[test]
     fn break_refuses_a_lesson_without_specs_and_a_missing_file() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
-        let refused = breaking(&root, "05", "my.spec").unwrap_err();
+        let refused = breaking(&root, "09", "my.spec").unwrap_err();
         assert!(
-            refused.contains("lesson 05's scenarios are not specs yet"),
+            refused.contains("lesson 09's scenarios are not specs yet"),
             "{refused}"
         );
         let missing = breaking(&root, "01", "/no/such.spec").unwrap_err();
@@ -298,5 +309,8 @@ mod tests {
             missing.contains("lessons/01-check-then-act/specs/"),
             "{missing}"
         );
+        // Lessons 02 to 05 share the order saga's specs.
+        let shared = breaking(&root, "03", "/no/such.spec").unwrap_err();
+        assert!(shared.contains("lessons/order-saga/specs/"), "{shared}");
     }
 }

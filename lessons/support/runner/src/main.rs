@@ -111,12 +111,14 @@ enum Command {
     },
     /// Play a race you wrote (a spec) against the shipped exercise and the solution.
     ///
-    /// A spec is written as in lessons/NN-…/specs/ (start from a copy of your-turn.spec there).
+    /// A spec is written as in lessons/NN-…/specs/, or lessons/order-saga/specs/ for lessons 02
+    /// to 05 (start from a copy of your-turn.spec there).
     /// Each of its permutations is played on throwaway databases; the spec exposes the race when
     /// one fails the exercise as shipped for the lesson's reason and passes the solution.
     Break {
         lesson: String,
-        /// The spec file (start from a copy of one in the lesson's specs/ folder).
+        /// The spec file (start from a copy of one in the lesson's specs/ folder, or the order
+        /// saga's for lessons 02 to 05).
         file: String,
     },
     /// Run a lesson's race and fault tests K times against the exercise and the solution.

@@ -132,6 +132,10 @@ pub(crate) use breakable;
 /// The lessons `break` plays (the others' scenarios are still code).
 pub const BREAKABLE: &[Breakable] = &[
     crate::lesson_01::BREAK,
+    crate::lesson_02::BREAK,
+    crate::lesson_03::BREAK,
+    crate::lesson_04::BREAK,
+    crate::lesson_05::BREAK,
     crate::lesson_06::BREAK,
     crate::lesson_13::BREAK,
 ];
