@@ -4,28 +4,31 @@
 //! rule (`judge.rs`) over what the account, `processed_events` and each delivery said.
 
 use kit::Common;
-use kit::spec::{Permutation, Spec, SpecError};
+use kit::spec::{Feed, Run, Spec, SpecError};
 
 use super::{AMOUNT_CENTS, prepare};
 use crate::judge::judge;
-use crate::{CreditEvent, Delivery, Handler, Subject, Violation, ViolationKind};
+use crate::{CreditEvent, Delivery, Handler, Outcome, Subject, Violation, ViolationKind};
 
 kit::lesson_specs! {
     folder: "lessons/01-check-then-act",
-    files: [
-        ("forced.spec", include_str!("../../specs/forced.spec")),
-        ("failed.spec", include_str!("../../specs/failed.spec")),
-        ("gave_up.spec", include_str!("../../specs/gave_up.spec")),
-    ],
-    check: |spec| your_event(spec).map(drop),
+    files: ["forced.spec", "failed.spec", "gave_up.spec"],
+    check: your_event,
     yours: "was delivered in the order your spec gives (a scripted interleaving)",
 }
+
+/// How the specs reach the handler: each delivery read as `cargo workbook deliver 01` reads a
+/// line, and shown as the scenarios in Rust show it.
+const FEED: Feed<CreditEvent, Outcome, sqlx::Error> = Feed {
+    read: |json| CreditEvent::from_json(json).map_err(|e| e.to_string()),
+    shown,
+    describe: kit::describe_outcome,
+};
 
 /// The one event a spec delivers: the lesson's rule is about one event delivered more than
 /// once, so every delivery must carry the same one.
 pub fn your_event(spec: &Spec) -> Result<CreditEvent, SpecError> {
-    let read = |json: &str| CreditEvent::from_json(json).map_err(|e| e.to_string());
-    spec.one_event("01", read, |event| event.id().to_string())
+    spec.one_event("lesson 01", FEED.read, |event| event.id().to_string())
 }
 
 /// The holder's lock on the account's row, for the scenarios still written in Rust: a worker
@@ -44,27 +47,12 @@ pub(super) fn shown(event: &CreditEvent) -> String {
 /// redelivery the spec plays after it is one a real sender would not make. Then the rule, and
 /// last, any delivery the spec expects to wait: one that decided while the first delivery's
 /// transaction was still open has guessed.
-async fn play<H: Handler>(
-    subject: Subject<H>,
-    spec: &Spec,
-    permutation: &Permutation,
-    during: Delivery,
-) -> Result<(), Violation> {
+async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result<(), Violation> {
+    let (spec, permutation, during) = (run.spec, run.permutation, run.during);
     let event = your_event(spec).unwrap_or_else(|e| panic!("checked before playing: {e}"));
     let (db, ledger) = prepare(&subject, during).await?;
     (ledger.open_account(event.account()).await).map_err(Violation::setup(during))?;
-    let read = |json: &str| CreditEvent::from_json(json).map_err(|e| e.to_string());
-    let mut played = kit::spec::played::play(
-        &db,
-        spec,
-        permutation,
-        &subject.handler,
-        shown,
-        read,
-        kit::describe_outcome,
-        during,
-    )
-    .await?;
+    let mut played = run.play(&db, &subject.handler, &FEED).await?;
     let account = event.account();
     let observed = (ledger.observe(account, &event).await).map_err(Violation::setup(during))?;
     let credited = match observed.credits() {

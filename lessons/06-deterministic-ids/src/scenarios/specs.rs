@@ -3,27 +3,31 @@
 //! spec's sessions in its order (the kit's engine), then the rule (`judge.rs`) over what the
 //! card network, the step's record, its outbox and each delivery said.
 
-use kit::spec::{Permutation, Spec, SpecError};
+use kit::spec::{Feed, Run, Spec, SpecError};
 
 use super::{observe, prepare, shown};
 use crate::judge::verdict;
-use crate::{Delivery, Handler, OrderCreated, Subject, Violation};
+use crate::{Delivery, Handler, OrderCreated, Outcome, Subject, Violation};
 
 kit::lesson_specs! {
     folder: "lessons/06-deterministic-ids",
-    files: [
-        ("failed.spec", include_str!("../../specs/failed.spec")),
-        ("forced.spec", include_str!("../../specs/forced.spec")),
-    ],
-    check: |spec| your_order(spec).map(drop),
+    files: ["failed.spec", "forced.spec"],
+    check: your_order,
     yours: "order.created was delivered in the order your spec gives (a scripted interleaving)",
 }
+
+/// How the specs reach the handler: each delivery read as `cargo workbook deliver 06` reads a
+/// line, and shown as the scenarios in Rust show it.
+const FEED: Feed<OrderCreated, Outcome, sqlx::Error> = Feed {
+    read: |json| OrderCreated::from_json(json).map_err(|e| e.to_string()),
+    shown,
+    describe: kit::describe_outcome,
+};
 
 /// The one order.created a spec delivers: the lesson's rule is about one order delivered more
 /// than once, so every delivery must carry the same one.
 pub fn your_order(spec: &Spec) -> Result<OrderCreated, SpecError> {
-    let read = |json: &str| OrderCreated::from_json(json).map_err(|e| e.to_string());
-    spec.one_event("06", read, |order| {
+    spec.one_event("lesson 06", FEED.read, |order| {
         format!("order.created for {}", order.order_id())
     })
 }
@@ -32,26 +36,11 @@ pub fn your_order(spec: &Spec) -> Result<OrderCreated, SpecError> {
 /// Plays `permutation` of `spec` against `subject`, then judges it: the rule over what the
 /// network, the record and the outbox hold for the order, and the deliveries no fault ended;
 /// then, a delivery a fault ended must have reported its failure.
-async fn play<H: Handler>(
-    subject: Subject<H>,
-    spec: &Spec,
-    permutation: &Permutation,
-    during: Delivery,
-) -> Result<(), Violation> {
-    let order = your_order(spec).unwrap_or_else(|e| panic!("checked before playing: {e}"));
+async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result<(), Violation> {
+    let during = run.during;
+    let order = your_order(run.spec).unwrap_or_else(|e| panic!("checked before playing: {e}"));
     let (db, step) = prepare(&subject, during).await?;
-    let read = |json: &str| OrderCreated::from_json(json).map_err(|e| e.to_string());
-    let mut played = kit::spec::played::play(
-        &db,
-        spec,
-        permutation,
-        &subject.handler,
-        shown,
-        read,
-        kit::describe_outcome,
-        during,
-    )
-    .await?;
+    let mut played = run.play(&db, &subject.handler, &FEED).await?;
     let outcomes: Vec<_> = (played.delivered.drain(..))
         .map(|(_, _, outcome)| outcome)
         .collect();

@@ -4,23 +4,26 @@
 //! (the kit's engine), then the rule (`judge.rs`) over what the cards, the decisions and each
 //! delivery said.
 
-use kit::spec::{Permutation, Spec, SpecError};
+use kit::spec::{Feed, Run, Spec, SpecError};
 
 use super::{described, judge_all, shown, with_customer};
 use crate::judge::{Delivered, Expect};
-use crate::{Authorization, Delivery, Handler, Subject, Violation};
+use crate::{Authorization, Delivery, Handled, Handler, Subject, Violation};
 
 kit::lesson_specs! {
     folder: "lessons/13-serializable-retry",
-    files: [
-        ("write_skew.spec", include_str!("../../specs/write_skew.spec")),
-        ("lost_update.spec", include_str!("../../specs/lost_update.spec")),
-        ("copy_race.spec", include_str!("../../specs/copy_race.spec")),
-        ("failed.spec", include_str!("../../specs/failed.spec")),
-    ],
-    check: |spec| your_events(spec).map(drop),
+    files: ["write_skew.spec", "lost_update.spec", "copy_race.spec", "failed.spec"],
+    check: your_events,
     yours: "the authorizations were delivered in the order your spec gives (a scripted interleaving)",
 }
+
+/// How the specs reach the handler: each delivery read as `cargo workbook deliver 13` reads a
+/// line, shown and described as the scenarios in Rust show them.
+const FEED: Feed<Authorization, Handled, sqlx::Error> = Feed {
+    read: |json| Authorization::from_json(json).map_err(|e| e.to_string()),
+    shown,
+    describe: described,
+};
 
 /// Each delivery's authorization, read as `cargo workbook deliver 13` reads a line. A spec whose
 /// deliveries the lesson cannot read is refused with the step's line.
@@ -33,20 +36,15 @@ pub fn your_events(spec: &Spec) -> Result<Vec<Authorization>, SpecError> {
                 .into(),
         });
     }
-    let read = |json: &str| Authorization::from_json(json).map_err(|e| e.to_string());
-    let events = spec.events("13", read)?;
+    let events = spec.events("lesson 13", FEED.read)?;
     Ok(events.into_iter().map(|(_, _, event)| event).collect())
 }
 
 // ANCHOR: play
 /// Plays `permutation` of `spec` against `subject`, then judges it. A delivery a fault ended is
 /// set apart, and its attempt is not counted: it ended with its fault.
-async fn play<H: Handler>(
-    subject: Subject<H>,
-    spec: &Spec,
-    permutation: &Permutation,
-    during: Delivery,
-) -> Result<(), Violation> {
+async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result<(), Violation> {
+    let (spec, permutation, during) = (run.spec, run.permutation, run.during);
     let events = your_events(spec).unwrap_or_else(|e| panic!("checked before playing: {e}"));
     let mut ids: Vec<&str> = Vec::new();
     for event in &events {
@@ -55,18 +53,7 @@ async fn play<H: Handler>(
         }
     }
     let (db, cards) = with_customer(&subject, during, &ids).await?;
-    let read = |json: &str| Authorization::from_json(json).map_err(|e| e.to_string());
-    let mut played = kit::spec::played::play(
-        &db,
-        spec,
-        permutation,
-        &subject.handler,
-        shown,
-        read,
-        described,
-        during,
-    )
-    .await?;
+    let mut played = run.play(&db, &subject.handler, &FEED).await?;
     let delivered: Vec<Delivered> = (played.delivered.drain(..))
         .map(|(_, event, result)| (event, result))
         .collect();

@@ -5,42 +5,32 @@
 //! the permutations it plays: lesson 02's solution has no guard 2, so it plays no
 //! contradicting events.
 
-use kit::spec::{Permutation, Spec, SpecError};
+use kit::spec::{Feed, Permutation, Run, Spec, SpecError};
 
 use super::{gave_up_without_waiting, prepare, shown};
 use crate::judge::{Expect, verdict};
-use crate::{Delivery, Handler, PaymentEvent, Subject, Violation};
+use crate::{Delivery, Handler, Outcome, PaymentEvent, Subject, Violation};
 
 kit::lesson_specs! {
     folder: "lessons/order-saga",
-    files: [
-        ("duplicate.spec", include_str!("../../specs/duplicate.spec")),
-        ("contradicting.spec", include_str!("../../specs/contradicting.spec")),
-    ],
-    check: |spec| your_order(spec).map(drop),
+    files: ["duplicate.spec", "contradicting.spec"],
+    check: your_order,
     yours: "your spec's events were delivered in the order it gives (a scripted interleaving)",
 }
+
+/// How the specs reach the handler: each delivery read as `cargo workbook deliver 02` reads a
+/// line, and shown as the scenarios in Rust show it.
+const FEED: Feed<PaymentEvent, Outcome, sqlx::Error> = Feed {
+    read: |json| PaymentEvent::from_json(json).map_err(|e| e.to_string()),
+    shown,
+    describe: kit::describe_outcome,
+};
 
 /// The events a spec delivers, in its order, all for one order: the rule judges one order,
 /// resolved once by whichever event reached it first.
 pub fn your_order(spec: &Spec) -> Result<Vec<PaymentEvent>, SpecError> {
-    let events = spec.events("02", read)?;
-    let order = events[0].2.order_id().to_string();
-    if let Some((session, line, other)) = (events.iter()).find(|(_, _, e)| e.order_id() != order) {
-        return Err(SpecError {
-            line: *line,
-            message: format!(
-                "{session} delivers an event for {}, and an earlier session one for {order}: the \
-                 saga's rule judges one order, so every delivery is for the same one",
-                other.order_id()
-            ),
-        });
-    }
-    Ok(events.into_iter().map(|(_, _, event)| event).collect())
-}
-
-fn read(json: &str) -> Result<PaymentEvent, String> {
-    PaymentEvent::from_json(json).map_err(|e| e.to_string())
+    let order = |event: &PaymentEvent| format!("an event for {}", event.order_id());
+    spec.all_for("the order saga", FEED.read, order, "one order")
 }
 
 // ANCHOR: play
@@ -48,27 +38,13 @@ fn read(json: &str) -> Result<PaymentEvent, String> {
 /// by the event of the first delivery the permutation plays (the first to reach the order),
 /// announced once; a delivery the spec expects to wait must not give up on its event without
 /// waiting; and a delivery a fault ended must have said so.
-async fn play<H: Handler>(
-    subject: Subject<H>,
-    spec: &Spec,
-    permutation: &Permutation,
-    during: Delivery,
-) -> Result<(), Violation> {
+async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result<(), Violation> {
+    let (spec, permutation, during) = (run.spec, run.permutation, run.during);
     let events = your_order(spec).unwrap_or_else(|e| panic!("checked before playing: {e}"));
     let order = events[0].order_id();
     let (db, orders) = prepare(&subject, during).await?;
     (orders.place(order, events[0].amount_cents()).await).map_err(Violation::setup(during))?;
-    let mut played = kit::spec::played::play(
-        &db,
-        spec,
-        permutation,
-        &subject.handler,
-        shown,
-        read,
-        kit::describe_outcome,
-        during,
-    )
-    .await?;
+    let mut played = run.play(&db, &subject.handler, &FEED).await?;
     let observed = (orders.observe(order, &events).await).map_err(Violation::setup(during))?;
     played.interleaving.note(observed.summary());
     let trace = played.interleaving.trace().clone();
@@ -101,7 +77,7 @@ fn first_to_reach_the_order(
         let Some((_, _, json)) = deliveries.iter().find(|(s, _, _)| *s == session.name) else {
             continue;
         };
-        candidates.push(read(json).expect("checked before playing"));
+        candidates.push((FEED.read)(json).expect("checked before playing"));
         if !ended.iter().any(|(s, _, _)| *s == session.name) {
             break;
         }

@@ -12,6 +12,42 @@ use crate::servers::database::TestDatabase;
 use crate::words::fault::Fault;
 use crate::words::teaching::{Explain, Violation};
 
+/// How a lesson's specs reach its handler, written once per lesson: each `deliver {JSON}` read as
+/// the lesson's by-hand feed reads a line, shown in a trace, and what the handler returned
+/// described there.
+pub struct Feed<E, T, X> {
+    pub read: fn(&str) -> Result<E, String>,
+    pub shown: fn(&E) -> String,
+    pub describe: fn(&Result<T, X>) -> String,
+}
+
+/// One permutation of a spec, as a lesson's `play` is handed it: the spec, the permutation, and
+/// how a failure's message tells the delivery.
+#[derive(Clone, Copy)]
+pub struct Run<'a, D> {
+    pub spec: &'a Spec,
+    pub permutation: &'a Permutation,
+    pub during: D,
+}
+
+impl<D: Copy> Run<'_, D> {
+    /// Plays the permutation on `db` (prepared by the lesson) against `handler`: the spec's
+    /// setup, then its steps, each delivery fed as `feed` says.
+    pub async fn play<E, H, T, X, K>(
+        &self,
+        db: &TestDatabase,
+        handler: &H,
+        feed: &Feed<E, T, X>,
+    ) -> Result<Played<E, T, X>, Violation<K, D>>
+    where
+        E: Clone + Send + 'static,
+        H: Handler<E, Output = Result<T, X>>,
+        K: Explain<D>,
+    {
+        play(db, self.spec, self.permutation, handler, feed, self.during).await
+    }
+}
+
 /// What a permutation left, for the lesson's rule.
 pub struct Played<E, T, X> {
     pub interleaving: Interleaving,
@@ -56,18 +92,15 @@ impl<E, T, X> Played<E, T, X> {
 }
 
 /// Plays `permutation` of `spec` on `db` (prepared by the lesson) against `handler`: the spec's
-/// setup, then its steps, each delivery's event read by `read` as the lesson's by-hand feed
-/// reads a line, shown in the trace by `shown`, its result by `describe`. A spec the lesson
-/// cannot read is the caller's to refuse first; here it is a bug.
-#[allow(clippy::too_many_arguments)]
-pub async fn play<E, H, T, X, K, D>(
+/// setup, then its steps, each delivery's event read as the lesson's by-hand feed reads a line,
+/// shown in the trace, its result described, as `feed` says. A spec the lesson cannot read is
+/// the caller's to refuse first; here it is a bug.
+async fn play<E, H, T, X, K, D>(
     db: &TestDatabase,
     spec: &Spec,
     permutation: &Permutation,
     handler: &H,
-    shown: fn(&E) -> String,
-    read: impl Fn(&str) -> Result<E, String>,
-    describe: impl Fn(&Result<T, X>) -> String,
+    feed: &Feed<E, T, X>,
     during: D,
 ) -> Result<Played<E, T, X>, Violation<K, D>>
 where
@@ -76,6 +109,7 @@ where
     K: Explain<D>,
     D: Copy,
 {
+    let (shown, read, describe) = (feed.shown, feed.read, feed.describe);
     let events: Vec<(&str, E)> = (spec.deliveries().into_iter())
         .map(|(session, line, json)| {
             let event = read(json).unwrap_or_else(|e| panic!("line {line}: {e}"));

@@ -72,19 +72,19 @@ fn each_a_test(spec: &Spec) -> Result<(), SpecError> {
 }
 
 impl Spec {
-    /// Each delivery's event (or request), read by `read` as lesson `lesson`'s by-hand feed reads
-    /// a line; one it refuses is refused with its step's line. A spec that delivers nothing is
-    /// refused too: a race needs a delivery.
+    /// Each delivery's event (or request), read by `read` as the lesson's by-hand feed reads a
+    /// line; one it refuses is refused with its step's line (`who` refuses it: "lesson 01"). A
+    /// spec that delivers nothing is refused too: a race needs a delivery.
     pub fn events<E>(
         &self,
-        lesson: &str,
+        who: &str,
         read: impl Fn(&str) -> Result<E, String>,
     ) -> Result<Vec<(&str, usize, E)>, SpecError> {
         let mut events = Vec::new();
         for (session, line, json) in self.deliveries() {
             let event = read(json).map_err(|why| SpecError {
                 line,
-                message: format!("{session} delivers what lesson {lesson} refuses: {why}"),
+                message: format!("{session} delivers what {who} refuses: {why}"),
             })?;
             events.push((session, line, event));
         }
@@ -104,43 +104,79 @@ impl Spec {
     /// delivers two is refused with the line of the first that differs.
     pub fn one_event<E: PartialEq>(
         &self,
-        lesson: &str,
+        who: &str,
         read: impl Fn(&str) -> Result<E, String>,
         named: impl Fn(&E) -> String,
     ) -> Result<E, SpecError> {
-        let mut events = self.events(lesson, read)?.into_iter();
-        let (_, _, first) = events.next().expect("events refuses a spec without one");
-        for (session, line, event) in events {
-            if event != first {
-                return Err(SpecError {
-                    line,
-                    message: format!(
-                        "{session} delivers {}, and an earlier session {}: lesson {lesson}'s rule \
-                         judges one event delivered more than once, so every delivery carries \
-                         the same one",
-                        named(&event),
-                        named(&first)
-                    ),
-                });
-            }
+        let events = self.all_alike(
+            who,
+            read,
+            |a, b| a == b,
+            named,
+            "one event delivered more than once",
+        )?;
+        Ok(events
+            .into_iter()
+            .next()
+            .expect("events refuses a spec without one"))
+    }
+
+    /// Every delivery's event, in the spec's order, all for one thing, `key` (its order, for a
+    /// lesson whose rule judges one order): one for another is refused with its line, `key`
+    /// naming both (`order ord-2`), as what `who`'s rule judges (`rule`: "one order").
+    pub fn all_for<E>(
+        &self,
+        who: &str,
+        read: impl Fn(&str) -> Result<E, String>,
+        key: impl Fn(&E) -> String,
+        rule: &str,
+    ) -> Result<Vec<E>, SpecError> {
+        self.all_alike(who, read, |a, b| key(a) == key(b), &key, rule)
+    }
+
+    fn all_alike<E>(
+        &self,
+        who: &str,
+        read: impl Fn(&str) -> Result<E, String>,
+        alike: impl Fn(&E, &E) -> bool,
+        named: impl Fn(&E) -> String,
+        rule: &str,
+    ) -> Result<Vec<E>, SpecError> {
+        let events = self.events(who, read)?;
+        let first = &events[0].2;
+        if let Some((session, line, event)) = events.iter().find(|(_, _, e)| !alike(e, first)) {
+            return Err(SpecError {
+                line: *line,
+                message: format!(
+                    "{session} delivers {}, and an earlier session {}: {who}'s rule judges \
+                     {rule}, so every delivery carries the same one",
+                    named(event),
+                    named(first)
+                ),
+            });
         }
-        Ok(first)
+        Ok(events.into_iter().map(|(_, _, event)| event).collect())
     }
 }
 
 /// A lesson's shelf of specs and its two ways into them, written once for every lesson on the
-/// engine: `SHIPPED` (its specs, parsed once, each checked by `check` as a student's would be),
-/// `spec_test` (a shipped permutation, by its test) and `your_spec` (a student's, told as
-/// `yours`). Both are played by the lesson's own `play(subject, spec, permutation, during)`, in
-/// the module that calls this.
+/// engine: `SHIPPED` (its specs, `files` in its `specs/` folder, parsed once, each checked by
+/// `check` as a student's would be), `spec_test` (a shipped permutation, by its test) and
+/// `your_spec` (a student's, told as `yours`). Both are played by the lesson's own
+/// `play(subject, run)`, in the module that calls this, which must be `src/scenarios/specs.rs`
+/// (the files are included from `../../specs/`, beside `src/`).
 // `crate` here is the calling lesson's, on purpose: its Handler, Subject, Violation and Delivery.
 #[allow(clippy::crate_in_macro_def)]
 #[macro_export]
 macro_rules! lesson_specs {
-    (folder: $folder:literal, files: $files:expr, check: $check:expr, yours: $yours:literal $(,)?) => {
+    (folder: $folder:literal, files: [$($file:literal),+ $(,)?], check: $check:path,
+     yours: $yours:literal $(,)?) => {
         /// The lesson's specs, parsed once, each checked as a student's would be.
         pub static SHIPPED: ::std::sync::LazyLock<$crate::spec::Shipped> =
-            ::std::sync::LazyLock::new(|| $crate::spec::Shipped::parse($folder, &$files, $check));
+            ::std::sync::LazyLock::new(|| {
+                let files = [$(($file, include_str!(concat!("../../specs/", $file)))),+];
+                $crate::spec::Shipped::parse($folder, &files, |spec| $check(spec).map(drop))
+            });
 
         /// The test `test`: the permutation of the shipped spec `name` whose `test` line names
         /// it, played against `subject`.
@@ -150,7 +186,8 @@ macro_rules! lesson_specs {
             test: &str,
         ) -> Result<(), crate::Violation> {
             let (spec, permutation, story) = SHIPPED.test(name, test);
-            play(subject, spec, permutation, crate::Delivery::Story(story)).await
+            let during = crate::Delivery::Story(story);
+            play(subject, $crate::spec::Run { spec, permutation, during }).await
         }
 
         /// A spec of the student's own (`cargo workbook break`), judged by the same rule.
@@ -159,7 +196,8 @@ macro_rules! lesson_specs {
             spec: &$crate::spec::Spec,
             permutation: &$crate::spec::Permutation,
         ) -> Result<(), crate::Violation> {
-            play(subject, spec, permutation, crate::Delivery::Story($yours)).await
+            let during = crate::Delivery::Story($yours);
+            play(subject, $crate::spec::Run { spec, permutation, during }).await
         }
     };
 }
