@@ -22,17 +22,6 @@ pub fn solution() -> Subject<impl Handler> {
 
 include!(concat!(env!("OUT_DIR"), "/exercise_tests_10.rs"));
 
-/// The race tests of the lesson, by their names in `exercise-tests.rs`: what `cargo repeat 10`
-/// runs over and over. The killed and cancelled scenarios are not among them: the shipped
-/// exercise releases in one transaction, and passes them (they are there for the wrong fixes).
-pub const REPEAT: &[&str] = &[
-    "a_duplicate_racing_an_uncommitted_release_releases_nothing",
-    "a_failure_and_a_cancellation_release_the_stock_once",
-    "a_success_and_a_failure_never_both_settle_the_reservation",
-    "a_cancellation_racing_the_reservation_releases_it_once",
-    "workers_released_together_settle_the_reservation_once",
-];
-
 /// The reasons the shipped exercise must fail for: a reservation released twice, released after
 /// it was consumed, or settled by more than one delivery (two copies of payment.succeeded that
 /// both read "held" and both report Consumed: the same race, which leaves the stock right and
@@ -49,6 +38,12 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
         _ => false,
     }
 }
+
+crate::breaking::breakable!(
+    "10",
+    compensation::scenarios::your_order,
+    compensation::scenarios::your_spec
+);
 
 fn probes() -> Vec<Probe> {
     probe::probes_of(
@@ -129,8 +124,8 @@ mod tests {
     #[tokio::test]
     async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
         scenarios::redelivered_after_commit(super::exercise()).await?;
-        scenarios::killed_mid_release_then_redelivery(super::exercise()).await?;
-        scenarios::cancelled_mid_release_then_redelivery(super::exercise()).await?;
+        super::play("a_release_killed_half_way_happens_once_when_redelivered", super::exercise()).await?;
+        super::play("a_release_cancelled_half_way_happens_once_when_redelivered", super::exercise()).await?;
         scenarios::replayed_after_a_restore(super::exercise()).await?;
         scenarios::other_orders_do_not_wait(super::exercise()).await
     }

@@ -11,7 +11,8 @@
 //!
 //! - [`ReservationEvent`] and [`Outcome`]: what a handler receives and what it reports;
 //! - [`reserve`]: the reservation a release compensates, which may come after it;
-//! - [`scenarios`]: the tests, each a story from chapter 10;
+//! - [`scenarios`]: the tests, each a story from chapter 10, the scripted ones specs
+//!   (`specs/`), listed in `tests.list`, which [`tests!`] turns into the test file;
 //! - [`Violation`]: what a scenario caught, worded to teach;
 //! - [`deliver`]: events typed or piped in by hand (`cargo workbook deliver 10`).
 
@@ -21,6 +22,10 @@ mod inventory;
 mod judge;
 mod reserve;
 pub mod scenarios;
+/// The tests of `tests.list`, as data for the maintainers' checks, and the `tests!` macro.
+pub mod listed {
+    include!(concat!(env!("OUT_DIR"), "/listed.rs"));
+}
 mod subject;
 mod violation;
 

@@ -1,25 +1,22 @@
 //! Lesson 10's tests, each a story from chapter 10. Every scenario takes the subject (a handler
 //! and its schema), builds a fresh database, reserves an order's units as the inventory did when
 //! the order was created, delivers the events that settle the reservation, and judges what the
-//! reservation, the stock and the outbox show.
+//! reservation, the stock and the outbox show. The scripted races and faults are specs
+//! (`specs/`, played by `specs.rs`); what data cannot say yet is Rust, here.
 
 mod barrier;
-mod failed;
-mod forced;
 mod neighbours;
 mod overtaken;
 mod replayed;
 mod sequential;
+mod specs;
 
 pub use barrier::{barrier, barrier_rounds};
-pub use failed::{cancelled_mid_release_then_redelivery, killed_mid_release_then_redelivery};
-pub use forced::{
-    duplicate_races_an_uncommitted_release, failure_races_a_cancellation, success_races_a_failure,
-};
 pub use neighbours::other_orders_do_not_wait;
 pub use overtaken::{cancellation_races_the_reservation, cancelled_before_the_reservation};
 pub use replayed::replayed_after_a_restore;
 pub use sequential::redelivered_after_commit;
+pub use specs::{SHIPPED, spec_test, your_order, your_spec};
 
 use kit::TestDatabase;
 

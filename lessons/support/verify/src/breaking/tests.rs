@@ -32,6 +32,14 @@ async fn each_lessons_own_race_specs_expose_its_race() {
             include_str!("../../../../06-deterministic-ids/specs/failed.spec"),
         ),
         (
+            "10",
+            include_str!("../../../../10-compensation/specs/duplicate.spec"),
+        ),
+        (
+            "10",
+            include_str!("../../../../10-compensation/specs/contradicting.spec"),
+        ),
+        (
             "13",
             include_str!("../../../../13-serializable-retry/specs/write_skew.spec"),
         ),
@@ -66,6 +74,11 @@ async fn a_harmless_schedule_is_refused_with_its_reason() {
             "06",
             include_str!("../../../../06-deterministic-ids/specs/your-turn.spec"),
             "worker-2: <done> AlreadyApplied",
+        ),
+        (
+            "10",
+            include_str!("../../../../10-compensation/specs/your-turn.spec"),
+            "worker-2: <done> AlreadySettled",
         ),
         (
             "13",
