@@ -122,7 +122,7 @@ where
         event.clone()
     };
     (spec.set_up(db).await).map_err(Violation::setup(during))?;
-    let script = (spec.script(handler, shown, &read)).unwrap_or_else(|e| panic!("{e}"));
+    let script = (spec.script(handler, shown, read)).unwrap_or_else(|e| panic!("{e}"));
     let (interleaving, ran) =
         crate::engine::play::play(db, script, &permutation.order(), describe, during).await?;
     let waited = (events.iter())
