@@ -8,6 +8,7 @@
 //! crate order-saga                       the lesson's tests are played by lessons/order-saga
 //! spec forced.spec                       every permutation of specs/forced.spec with a `test` line
 //! spec forced.spec TEST [as NAME] [repeat]   one of them, under a name of this lesson's
+//! spec failed.spec as NAME [repeat] cases CASE=TEST …   one test, a case per permutation
 //! rust NAME FUNCTION [repeat] [multi_thread] [cases PARAMETER: TYPE CASE=VALUE …]
 //! ```
 //!
@@ -34,6 +35,9 @@ pub struct Listed {
 pub enum Plays {
     /// A permutation of `specs/FILE`: the one whose `test` line says `test`.
     Spec { file: String, test: String },
+    /// One permutation of `specs/FILE` a case, each case's value the test its permutation
+    /// names: a test the lesson has always run with cases (a kill and a cancel), now data.
+    SpecCases { file: String },
     /// `scenarios::FUNCTION(subject)`, or `(subject, PARAMETER)` for a test with cases.
     Rust { function: String },
 }
@@ -91,6 +95,9 @@ pub fn read(lesson: &Path) -> Result<Vec<Listed>, String> {
             [] | ["crate", _] => {}
             [comment, ..] if comment.starts_with('#') => {}
             ["spec", file] => listed.extend(spec_tests(&specs.join(file), file)?),
+            ["spec", file, "as", name, rest @ ..] if rest.contains(&"cases") => {
+                listed.push(spec_cases(&specs, file, name, rest).map_err(|why| fail(&why))?)
+            }
             ["spec", file, test, rest @ ..] => {
                 let mut test = (spec_tests(&specs.join(file), file)?.into_iter())
                     .find(|listed| listed.name == *test)
@@ -118,6 +125,39 @@ pub fn read(lesson: &Path) -> Result<Vec<Listed>, String> {
         }
     }
     Ok(listed)
+}
+
+/// `spec FILE as NAME [repeat] cases CASE=TEST …`: one parametrised test, a case a permutation.
+fn spec_cases(specs: &Path, file: &str, name: &str, rest: &[&str]) -> Result<Listed, String> {
+    let permutations = spec_tests(&specs.join(file), file)?;
+    let (repeat, cases) = match rest {
+        ["repeat", "cases", cases @ ..] => (true, cases),
+        ["cases", cases @ ..] => (false, cases),
+        _ => return Err("after `spec FILE as NAME`: `[repeat] cases CASE=TEST …`".into()),
+    };
+    let mut values = Vec::new();
+    for case in cases {
+        let Some((case, test)) = case.split_once('=') else {
+            return Err(format!("a case is CASE=TEST, not `{case}`"));
+        };
+        if !permutations.iter().any(|listed| listed.name == test) {
+            return Err(format!("specs/{file} has no permutation `test {test}`"));
+        }
+        values.push((case.to_string(), format!("{test:?}")));
+    }
+    Ok(Listed {
+        name: name.to_string(),
+        plays: Plays::SpecCases {
+            file: file.to_string(),
+        },
+        repeat,
+        multi_thread: false,
+        cases: Some(Cases {
+            parameter: "test".into(),
+            kind: "&str".into(),
+            values,
+        }),
+    })
 }
 
 fn rust_test(name: &str, function: &str, rest: &[&str]) -> Result<Listed, String> {
@@ -259,6 +299,9 @@ fn written(listed: &[Listed], shown: &str) -> (String, String) {
             Plays::Spec { file, test } => {
                 format!("$crate::scenarios::spec_test({subject}, {file:?}, {test:?})")
             }
+            Plays::SpecCases { file } => {
+                format!("$crate::scenarios::spec_test({subject}, {file:?}, test)")
+            }
             Plays::Rust { function } => match &test.cases {
                 None => format!("$crate::scenarios::{function}({subject})"),
                 Some(cases) => {
@@ -269,8 +312,16 @@ fn written(listed: &[Listed], shown: &str) -> (String, String) {
                 }
             },
         };
-        if let Plays::Spec { file, test } = &test.plays {
-            let _ = writeln!(specs, "    ({file:?}, {test:?}),");
+        match (&test.plays, &test.cases) {
+            (Plays::Spec { file, test }, _) => {
+                let _ = writeln!(specs, "    ({file:?}, {test:?}),");
+            }
+            (Plays::SpecCases { file }, Some(cases)) => {
+                for (_, test) in &cases.values {
+                    let _ = writeln!(specs, "    ({file:?}, {test}),");
+                }
+            }
+            _ => {}
         }
         let flavor = match test.multi_thread {
             true => "(flavor = \"multi_thread\", worker_threads = 2)",
