@@ -33,14 +33,6 @@ pub fn prune_only() -> Subject<impl Handler> {
 
 include!(concat!(env!("OUT_DIR"), "/exercise_tests_09.rs"));
 
-/// The race and fault tests of the lesson, by their names in `exercise-tests.rs`: what `cargo
-/// repeat 09` runs over and over.
-pub const REPEAT: &[&str] = &[
-    "a_prune_that_fails_is_run_again",
-    "the_prune_does_not_wait_for_a_delivery",
-    "workers_released_together_with_the_prune_apply_each_credit_once",
-];
-
 /// The reasons the shipped exercise must fail for: an event applied twice (its row pruned
 /// inside the window, or a copy on another day let in by the key), or a table that never
 /// shrinks. A setup error, a compile error or a timeout is never it.

@@ -7,7 +7,8 @@
 //! against the exercise and the solution:
 //!
 //! - [`handle`], [`Delivered`], [`Prune`] and the window's constants: what the student is given;
-//! - [`scenarios`]: the tests, each a story from chapter 9;
+//! - [`scenarios`]: the tests, each a story from chapter 9, the scripted ones specs (`specs/`),
+//!   listed in `tests.list`, which [`tests!`] turns into the test file;
 //! - [`Violation`]: what a scenario caught, worded to teach;
 //! - [`deliver`]: credits and prunes typed by hand (`cargo workbook deliver 09`).
 
@@ -17,6 +18,10 @@ mod credit;
 mod judge;
 mod ledger;
 pub mod scenarios;
+/// The tests of `tests.list`, as data for the maintainers' checks, and the `tests!` macro.
+pub mod listed {
+    include!(concat!(env!("OUT_DIR"), "/listed.rs"));
+}
 mod subject;
 mod violation;
 

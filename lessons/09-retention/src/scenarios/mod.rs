@@ -1,32 +1,31 @@
 //! Lesson 09's tests, each a story from chapter 9. Every scenario takes the subject (a prune
 //! and the schema its crate defines), builds a fresh database, delivers credits through the
 //! given handler at times it chooses, runs the prune at times it chooses, and judges what the
-//! ledger and processed_events show. The clock is a parameter: no scenario sleeps.
+//! ledger and processed_events show. The clock is a parameter: no scenario sleeps. The scripted
+//! ones are specs (`specs/`, played by `specs.rs`).
 
 mod barrier;
 mod batches;
-mod failed;
-mod forced;
 mod horizon;
 mod midnight;
 mod sequential;
+mod specs;
 
 pub use barrier::{BARRIER_DAYS, barrier};
 pub use batches::the_backlog_is_pruned_in_bounded_batches;
-pub use failed::a_prune_that_fails_while_it_waits_is_run_again;
-pub use forced::the_prune_does_not_wait_for_deliveries;
 pub use horizon::{
     a_copy_at_the_end_of_the_window_is_recognised, a_late_event_is_kept_for_the_window,
     rows_past_the_retention_limit_are_removed,
 };
 pub use midnight::a_copy_after_midnight_is_recognised;
 pub use sequential::a_copy_after_a_prune_is_recognised;
+pub use specs::{SHIPPED, spec_test, your_prunes, your_spec};
 
 use chrono::{DateTime, TimeDelta, TimeZone, Utc};
-use kit::{Common, Outcomes, Ran, Script, TestDatabase, Trace};
+use kit::{Common, TestDatabase};
 use sqlx::PgPool;
 
-use crate::judge::{Story, nothing_kept_too_long, once};
+use crate::judge::{Story, once};
 use crate::ledger::Ledger;
 use crate::{
     Credit, Delivered, Delivery, Handler, Outcome, Prune, Pruned, Subject, Violation,
@@ -140,51 +139,6 @@ async fn copy_after_a_prune<H: Handler>(
         row_gone_after_prune,
     };
     once(ledger, event, Some(&story), during).await
-}
-
-/// What each prune of a script returned.
-type Prunes = Outcomes<Result<Pruned, sqlx::Error>>;
-
-/// A scripted scenario's middle and end: plays `script` in `permutation` order on a database
-/// whose processed_events holds ten rows received ten days ago; lets `first` judge what ran (a
-/// wait, a hidden failure) and hand back the prunes' results; then requires that every prune
-/// succeeded and the old rows are gone. Every violation carries the trace, which is returned
-/// when there is none.
-async fn beside_a_backlog<H: Handler>(
-    subject: &Subject<H>,
-    script: Script<Prune, H>,
-    permutation: &str,
-    during: Delivery,
-    first: impl FnOnce(Ran<Result<Pruned, sqlx::Error>>) -> Result<Prunes, ViolationKind>,
-) -> Result<Trace, Violation> {
-    let (db, ledger, _pool) = prepare(subject, 1, during).await?;
-    (ledger
-        .backlog("evt-old-", 10, t0() - TimeDelta::days(10))
-        .await)
-        .map_err(Violation::setup(during))?;
-    let (interleaving, ran) =
-        kit::play(&db, script, permutation, kit::describe_outcome, during).await?;
-    let trace = interleaving.trace().clone();
-    let traced = |mut violation: Violation| {
-        violation.trace = Some(trace.clone());
-        violation
-    };
-    let prunes = first(ran).map_err(|kind| {
-        traced(Violation {
-            kind,
-            during,
-            trace: None,
-        })
-    })?;
-    for (_, outcome) in &prunes {
-        if let Err(error) = outcome {
-            return Err(traced(failed(error, during)));
-        }
-    }
-    nothing_kept_too_long(&ledger, t0(), during)
-        .await
-        .map_err(traced)?;
-    Ok(trace)
 }
 
 /// A day, as the barrier's rounds and the stories count them.
