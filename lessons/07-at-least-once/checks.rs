@@ -22,15 +22,6 @@ pub fn solution() -> Subject<impl Handler> {
 
 include!(concat!(env!("OUT_DIR"), "/exercise_tests_07.rs"));
 
-/// The race and fault tests of the lesson, by their names in `exercise-tests.rs`: what `cargo
-/// repeat 07` runs over and over.
-pub const REPEAT: &[&str] = &[
-    "a_consumer_that_dies_mid_batch_loses_nothing",
-    "a_poll_cancelled_mid_batch_loses_nothing",
-    "a_second_consumer_of_the_group_waits_its_turn",
-    "the_soak_loses_nothing_and_applies_nothing_twice",
-];
-
 /// The reasons the shipped exercise must fail for: an event lost past the committed offset, or
 /// (with two consumers) applied out of the log's order. A setup error or a timeout is never it.
 pub fn is_intended(kind: &ViolationKind) -> bool {
@@ -39,6 +30,12 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
         ViolationKind::EventsLost { .. } | ViolationKind::AppliedOutOfOrder { .. }
     )
 }
+
+crate::breaking::breakable!(
+    "07",
+    at_least_once::scenarios::your_polls,
+    at_least_once::scenarios::your_spec
+);
 
 fn probes() -> Vec<Probe> {
     probe::probes_of(

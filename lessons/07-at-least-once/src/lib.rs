@@ -8,7 +8,8 @@
 //! and run against the exercise and the solution:
 //!
 //! - [`Poll`], [`Polled`], [`read_batch`] and [`handle`]: what a consumer is given;
-//! - [`scenarios`]: the tests, each a story from chapter 7, and the soak;
+//! - [`scenarios`]: the tests, each a story from chapter 7, and the soak, the scripted ones
+//!   specs (`specs/`), listed in `tests.list`, which [`tests!`] turns into the test file;
 //! - [`Violation`]: what a scenario caught, worded to teach;
 //! - [`deliver`]: verdicts appended and consumed by hand (`cargo workbook deliver 07`);
 //! - `kafka` (with `--features kafka`): the same lesson on a real Kafka-protocol broker.
@@ -20,6 +21,10 @@ mod judge;
 pub mod kafka;
 mod log;
 pub mod scenarios;
+/// The tests of `tests.list`, as data for the maintainers' checks, and the `tests!` macro.
+pub mod listed {
+    include!(concat!(env!("OUT_DIR"), "/listed.rs"));
+}
 mod subject;
 mod violation;
 

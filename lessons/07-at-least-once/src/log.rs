@@ -158,6 +158,26 @@ impl Log {
         Ok(row.get(0))
     }
 
+    /// The verdicts of the log, in its order, as a spec's setup appended them: what the model
+    /// must replay. One the log keeps but the saga cannot read is the spec's mistake.
+    pub(crate) async fn appended(&self) -> Result<Vec<Verdict>, KitError> {
+        let rows = (self.client)
+            .query("SELECT event FROM log ORDER BY position", &[])
+            .await
+            .map_err(KitError::observer("reading the log back"))?;
+        let read = |row: &tokio_postgres::Row| {
+            let event = order_saga::PaymentEvent::from_json(row.get(0))
+                .unwrap_or_else(|e| panic!("the log holds an event the saga cannot read: {e}"));
+            Verdict {
+                id: event.id().to_string(),
+                order_id: event.order_id().to_string(),
+                amount_cents: event.amount_cents(),
+                failed: matches!(event.result(), order_saga::PaymentResult::Failed { .. }),
+            }
+        };
+        Ok(rows.iter().map(read).collect())
+    }
+
     /// Places pending orders and registers the consumer groups, at the start of the log.
     pub(crate) async fn set_up(&self, orders: &[String], groups: &[&str]) -> Result<(), KitError> {
         self.client

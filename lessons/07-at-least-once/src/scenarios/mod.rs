@@ -1,22 +1,21 @@
 //! Lesson 07's tests, each a story from chapter 7, and the soak. Every scenario places orders,
 //! appends payment verdicts to the log, lets a consumer poll until it has caught up, and judges
-//! the orders against the model: every event of the log handled exactly once, in order.
+//! the orders against the model: every event of the log handled exactly once, in order. The
+//! scripted ones are specs (`specs/`, played by `specs.rs`).
 
 mod barrier;
-mod failed;
-mod forced;
 mod grows;
 mod other_group;
 mod sequential;
 pub(crate) mod soak;
+mod specs;
 
 pub use barrier::barrier;
-pub use failed::{cancelled_mid_batch_then_restart, crash_mid_batch_then_restart};
-pub use forced::a_second_consumer_waits_its_turn;
 pub use grows::the_log_grows_between_polls;
 pub use other_group::another_group_is_not_held_up;
 pub use sequential::consumed_once;
-pub use soak::{QUICK, SOAK, Soak, SoakReport, soak};
+pub use soak::{QUICK, SOAK, Soak, SoakReport, soak, soak_test};
+pub use specs::{SHIPPED, spec_test, your_polls, your_spec};
 
 use kit::{TestDatabase, Trace};
 use sqlx::PgPool;

@@ -302,3 +302,11 @@ async fn terminate(observer: &tokio_postgres::Client, pid: i32) -> Result<(), Ki
     }
     Ok(())
 }
+
+/// The soak as the lesson's test runs it: the full size (or the quick one under the checks), its
+/// report printed (`cargo test -- --nocapture` shows it).
+pub async fn soak_test<H: Handler>(subject: Subject<H>) -> Result<(), Violation> {
+    let report = soak(subject, SOAK).await?;
+    println!("{report}");
+    Ok(())
+}

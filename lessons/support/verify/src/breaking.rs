@@ -137,6 +137,7 @@ pub const BREAKABLE: &[Breakable] = &[
     crate::lesson_04::BREAK,
     crate::lesson_05::BREAK,
     crate::lesson_06::BREAK,
+    crate::lesson_07::BREAK,
     crate::lesson_10::BREAK,
     crate::lesson_13::BREAK,
 ];

@@ -32,6 +32,14 @@ async fn each_lessons_own_race_specs_expose_its_race() {
             include_str!("../../../../06-deterministic-ids/specs/failed.spec"),
         ),
         (
+            "07",
+            include_str!("../../../../07-at-least-once/specs/forced.spec"),
+        ),
+        (
+            "07",
+            include_str!("../../../../07-at-least-once/specs/failed.spec"),
+        ),
+        (
             "10",
             include_str!("../../../../10-compensation/specs/duplicate.spec"),
         ),
@@ -74,6 +82,11 @@ async fn a_harmless_schedule_is_refused_with_its_reason() {
             "06",
             include_str!("../../../../06-deterministic-ids/specs/your-turn.spec"),
             "worker-2: <done> AlreadyApplied",
+        ),
+        (
+            "07",
+            include_str!("../../../../07-at-least-once/specs/your-turn.spec"),
+            "worker-2: <done> Polled { handled: 1 }",
         ),
         (
             "10",
