@@ -10,20 +10,16 @@ use super::{AMOUNT_CENTS, prepare};
 use crate::judge::judge;
 use crate::{CreditEvent, Delivery, Handler, Outcome, Subject, Violation, ViolationKind};
 
-kit::lesson_specs! {
-    folder: "lessons/01-check-then-act",
-    files: ["forced.spec", "failed.spec", "gave_up.spec"],
+kit::lesson_specs!(
     check: your_event,
     yours: "was delivered in the order your spec gives (a scripted interleaving)",
-}
+);
 
-/// How the specs reach the handler: each delivery read as `cargo workbook deliver 01` reads a
-/// line, and shown as the scenarios in Rust show it.
-const FEED: Feed<CreditEvent, Outcome, sqlx::Error> = Feed {
-    read: |json| CreditEvent::from_json(json).map_err(|e| e.to_string()),
-    shown,
-    describe: kit::describe_outcome,
-};
+const FEED: Feed<CreditEvent, Outcome, sqlx::Error> = Feed::new(read, shown);
+
+fn read(json: &str) -> Result<CreditEvent, String> {
+    CreditEvent::from_json(json).map_err(|e| e.to_string())
+}
 
 /// The one event a spec delivers: the lesson's rule is about one event delivered more than
 /// once, so every delivery must carry the same one.

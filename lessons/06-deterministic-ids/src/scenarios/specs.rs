@@ -9,20 +9,16 @@ use super::{observe, prepare, shown};
 use crate::judge::verdict;
 use crate::{Delivery, Handler, OrderCreated, Outcome, Subject, Violation};
 
-kit::lesson_specs! {
-    folder: "lessons/06-deterministic-ids",
-    files: ["failed.spec", "forced.spec"],
+kit::lesson_specs!(
     check: your_order,
     yours: "order.created was delivered in the order your spec gives (a scripted interleaving)",
-}
+);
 
-/// How the specs reach the handler: each delivery read as `cargo workbook deliver 06` reads a
-/// line, and shown as the scenarios in Rust show it.
-const FEED: Feed<OrderCreated, Outcome, sqlx::Error> = Feed {
-    read: |json| OrderCreated::from_json(json).map_err(|e| e.to_string()),
-    shown,
-    describe: kit::describe_outcome,
-};
+const FEED: Feed<OrderCreated, Outcome, sqlx::Error> = Feed::new(read, shown);
+
+fn read(json: &str) -> Result<OrderCreated, String> {
+    OrderCreated::from_json(json).map_err(|e| e.to_string())
+}
 
 /// The one order.created a spec delivers: the lesson's rule is about one order delivered more
 /// than once, so every delivery must carry the same one.

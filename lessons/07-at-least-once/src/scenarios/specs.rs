@@ -10,19 +10,13 @@ use kit::spec::{Feed, Run, Spec, SpecError};
 use super::{GROUP, catch_up_then_verdict, order_ids, prepare, shown};
 use crate::{Delivery, Handler, Poll, Polled, Subject, Violation};
 
-kit::lesson_specs! {
-    folder: "lessons/07-at-least-once",
-    files: ["forced.spec", "failed.spec"],
+kit::lesson_specs!(
     check: your_polls,
     yours: "the consumers polled in the order your spec gives (a scripted interleaving)",
-}
+);
 
 /// How the specs reach the consumer: a poll is `{"group": "saga", "max": N}`.
-const FEED: Feed<Poll, Polled, sqlx::Error> = Feed {
-    read: read_poll,
-    shown,
-    describe: kit::describe_outcome,
-};
+const FEED: Feed<Poll, Polled, sqlx::Error> = Feed::new(read_poll, shown);
 
 /// The polls a spec delivers. The rule judges the group the lesson's consumers belong to, so
 /// every poll is for it.

@@ -13,25 +13,23 @@ use crate::by_hand::Line;
 use crate::judge::nothing_kept_too_long;
 use crate::{Delivery, Handler, Prune, Pruned, Subject, Violation, ViolationKind};
 
-kit::lesson_specs! {
-    folder: "lessons/09-retention",
-    files: ["forced.spec", "failed.spec"],
+kit::lesson_specs!(
     check: your_prunes,
     yours: "the prunes ran in the order your spec gives (a scripted interleaving)",
-}
+);
 
 /// How the specs reach the prune: each delivery read as `cargo workbook deliver 09` reads a
 /// prune's line (`{"prune_at": …}`), and shown as the scenarios in Rust show it.
-const FEED: Feed<Prune, Pruned, sqlx::Error> = Feed {
-    read: |json| match Line::from_json(json)? {
+const FEED: Feed<Prune, Pruned, sqlx::Error> = Feed::new(read_prune, shown);
+
+fn read_prune(json: &str) -> Result<Prune, String> {
+    match Line::from_json(json)? {
         Line::Prune(prune) => Ok(prune),
         Line::Credit(_) => {
             Err("a spec's deliveries are runs of the prune, {\"prune_at\": …}".into())
         }
-    },
-    shown,
-    describe: kit::describe_outcome,
-};
+    }
+}
 
 /// The prunes a spec runs: every delivery is one, read as `deliver 09` reads it.
 pub fn your_prunes(spec: &Spec) -> Result<Vec<Prune>, SpecError> {

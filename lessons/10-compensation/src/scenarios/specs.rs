@@ -10,20 +10,16 @@ use super::{observe, shown, with_reservations};
 use crate::judge::verdict;
 use crate::{Delivery, Handler, Outcome, ReservationEvent, Subject, Violation};
 
-kit::lesson_specs! {
-    folder: "lessons/10-compensation",
-    files: ["duplicate.spec", "two_reasons.spec", "contradicting.spec"],
+kit::lesson_specs!(
     check: your_order,
     yours: "your spec's events were delivered in the order it gives (a scripted interleaving)",
-}
+);
 
-/// How the specs reach the handler: each delivery read as `cargo workbook deliver 10` reads a
-/// line, and shown as the scenarios in Rust show it.
-const FEED: Feed<ReservationEvent, Outcome, sqlx::Error> = Feed {
-    read: |json| ReservationEvent::from_json(json).map_err(|e| e.to_string()),
-    shown,
-    describe: kit::describe_outcome,
-};
+const FEED: Feed<ReservationEvent, Outcome, sqlx::Error> = Feed::new(read, shown);
+
+fn read(json: &str) -> Result<ReservationEvent, String> {
+    ReservationEvent::from_json(json).map_err(|e| e.to_string())
+}
 
 /// The order every delivery of a spec is for: the rule judges one order's reservation, settled
 /// once.

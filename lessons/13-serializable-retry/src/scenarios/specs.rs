@@ -10,20 +10,22 @@ use super::{described, judge_all, shown, with_customer};
 use crate::judge::{Delivered, Expect};
 use crate::{Authorization, Delivery, Handled, Handler, Subject, Violation};
 
-kit::lesson_specs! {
-    folder: "lessons/13-serializable-retry",
-    files: ["write_skew.spec", "lost_update.spec", "copy_race.spec", "failed.spec"],
+kit::lesson_specs!(
     check: your_events,
     yours: "the authorizations were delivered in the order your spec gives (a scripted interleaving)",
-}
+);
 
 /// How the specs reach the handler: each delivery read as `cargo workbook deliver 13` reads a
 /// line, shown and described as the scenarios in Rust show them.
 const FEED: Feed<Authorization, Handled, sqlx::Error> = Feed {
-    read: |json| Authorization::from_json(json).map_err(|e| e.to_string()),
+    read,
     shown,
     describe: described,
 };
+
+fn read(json: &str) -> Result<Authorization, String> {
+    Authorization::from_json(json).map_err(|e| e.to_string())
+}
 
 /// Each delivery's authorization, read as `cargo workbook deliver 13` reads a line. A spec whose
 /// deliveries the lesson cannot read is refused with the step's line.

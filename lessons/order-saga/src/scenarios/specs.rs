@@ -11,20 +11,16 @@ use super::{gave_up_without_waiting, prepare, shown};
 use crate::judge::{Expect, verdict};
 use crate::{Delivery, Handler, Outcome, PaymentEvent, Subject, Violation};
 
-kit::lesson_specs! {
-    folder: "lessons/order-saga",
-    files: ["duplicate.spec", "contradicting.spec"],
+kit::lesson_specs!(
     check: your_order,
     yours: "your spec's events were delivered in the order it gives (a scripted interleaving)",
-}
+);
 
-/// How the specs reach the handler: each delivery read as `cargo workbook deliver 02` reads a
-/// line, and shown as the scenarios in Rust show it.
-const FEED: Feed<PaymentEvent, Outcome, sqlx::Error> = Feed {
-    read: |json| PaymentEvent::from_json(json).map_err(|e| e.to_string()),
-    shown,
-    describe: kit::describe_outcome,
-};
+const FEED: Feed<PaymentEvent, Outcome, sqlx::Error> = Feed::new(read, shown);
+
+fn read(json: &str) -> Result<PaymentEvent, String> {
+    PaymentEvent::from_json(json).map_err(|e| e.to_string())
+}
 
 /// The events a spec delivers, in its order, all for one order: the rule judges one order,
 /// resolved once by whichever event reached it first.

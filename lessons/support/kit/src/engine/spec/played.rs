@@ -21,6 +21,18 @@ pub struct Feed<E, T, X> {
     pub describe: fn(&Result<T, X>) -> String,
 }
 
+impl<E, T: std::fmt::Debug> Feed<E, T, sqlx::Error> {
+    /// The feed of a handler that returns what sqlx returns: its result described as the kit
+    /// describes one (the outcome, or the error by its SQLSTATE).
+    pub const fn new(read: fn(&str) -> Result<E, String>, shown: fn(&E) -> String) -> Self {
+        Feed {
+            read,
+            shown,
+            describe: crate::words::sqlstate::describe_outcome::<T>,
+        }
+    }
+}
+
 /// One permutation of a spec, as a lesson's `play` is handed it: the spec, the permutation, and
 /// how a failure's message tells the delivery.
 #[derive(Clone, Copy)]

@@ -160,22 +160,22 @@ impl Spec {
 }
 
 /// A lesson's shelf of specs and its two ways into them, written once for every lesson on the
-/// engine: `SHIPPED` (its specs, `files` in its `specs/` folder, parsed once, each checked by
-/// `check` as a student's would be), `spec_test` (a shipped permutation, by its test) and
+/// engine: `SHIPPED` (every spec in its `specs/` folder but the students' `your-turn.spec`,
+/// parsed once, each checked by `check` as a student's would be; the lesson's build script,
+/// `kit/build/lesson.rs`, lists them), `spec_test` (a shipped permutation, by its test) and
 /// `your_spec` (a student's, told as `yours`). Both are played by the lesson's own
-/// `play(subject, run)`, in the module that calls this, which must be `src/scenarios/specs.rs`
-/// (the files are included from `../../specs/`, beside `src/`).
+/// `play(subject, run)`, in the module that calls this.
 // `crate` here is the calling lesson's, on purpose: its Handler, Subject, Violation and Delivery.
 #[allow(clippy::crate_in_macro_def)]
 #[macro_export]
 macro_rules! lesson_specs {
-    (folder: $folder:literal, files: [$($file:literal),+ $(,)?], check: $check:path,
-     yours: $yours:literal $(,)?) => {
+    (check: $check:path, yours: $yours:literal $(,)?) => {
         /// The lesson's specs, parsed once, each checked as a student's would be.
         pub static SHIPPED: ::std::sync::LazyLock<$crate::spec::Shipped> =
             ::std::sync::LazyLock::new(|| {
-                let files = [$(($file, include_str!(concat!("../../specs/", $file)))),+];
-                $crate::spec::Shipped::parse($folder, &files, |spec| $check(spec).map(drop))
+                let files = include!(concat!(env!("OUT_DIR"), "/shipped_specs.rs"));
+                let check = |spec: &$crate::spec::Spec| $check(spec).map(drop);
+                $crate::spec::Shipped::parse(env!("WORKBOOK_LESSON"), files, check)
             });
 
         /// The test `test`: the permutation of the shipped spec `name` whose `test` line names
@@ -187,7 +187,15 @@ macro_rules! lesson_specs {
         ) -> Result<(), crate::Violation> {
             let (spec, permutation, story) = SHIPPED.test(name, test);
             let during = crate::Delivery::Story(story);
-            play(subject, $crate::spec::Run { spec, permutation, during }).await
+            play(
+                subject,
+                $crate::spec::Run {
+                    spec,
+                    permutation,
+                    during,
+                },
+            )
+            .await
         }
 
         /// A spec of the student's own (`cargo workbook break`), judged by the same rule.
@@ -197,7 +205,15 @@ macro_rules! lesson_specs {
             permutation: &$crate::spec::Permutation,
         ) -> Result<(), crate::Violation> {
             let during = crate::Delivery::Story($yours);
-            play(subject, $crate::spec::Run { spec, permutation, during }).await
+            play(
+                subject,
+                $crate::spec::Run {
+                    spec,
+                    permutation,
+                    during,
+                },
+            )
+            .await
         }
     };
 }
