@@ -212,14 +212,15 @@ fn deliver_args(database: &str, input: Option<&str>, fresh: bool) -> Result<Vec<
 /// student stands, so its path is made absolute before cargo runs from the workspace root.
 pub fn breaking(root: &Path, name: &str, file: &str) -> Result<ExitCode, String> {
     let lesson = catalog::find(name)?;
-    // A lesson whose scripted scenarios are specs has a specs/ folder, its own or that of the
-    // crate it shares with other lessons (its tests.list says `crate order-saga`); the others'
-    // scenarios are code.
+    // A lesson `break` plays ships a starting spec, your-turn.spec, in its specs/ folder: its own,
+    // or that of the crate it shares with other lessons (its tests.list says `crate
+    // order-saga`). The others' scenarios are code, or their rule cannot judge a student's spec.
     let specs = specs_folder(root, lesson.folder);
-    if !root.join(&specs).is_dir() {
+    if !root.join(&specs).join("your-turn.spec").is_file() {
         return Err(format!(
-            "lesson {}'s scenarios are not specs yet, so `break` cannot play them: the lessons \
-             whose races are specs have them in lessons/NN-…/specs/",
+            "`break` does not play lesson {}'s races yet: the lessons it plays each ship a spec \
+             to start from, your-turn.spec, in lessons/NN-…/specs/ (or lessons/order-saga/specs/ \
+             for lessons 02 to 05)",
             lesson.number
         ));
     }
@@ -290,16 +291,17 @@ mod tests {
         );
     }
 
-    /// `break` refuses before building anything: a lesson whose scenarios are still code, and a
-    /// spec file that is not there (with the command to start from).
+    /// `break` refuses before building anything: a lesson it does not play, and a spec file that
+    /// is not there (with the command to start from).
     #[test]
     fn break_refuses_a_lesson_without_specs_and_a_missing_file() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
-        let refused = breaking(&root, "09", "my.spec").unwrap_err();
-        assert!(
-            refused.contains("lesson 09's scenarios are not specs yet"),
-            "{refused}"
-        );
+        // Lesson 08's scenarios are code; lesson 09's are specs its rule can judge only as shipped.
+        for number in ["08", "09"] {
+            let refused = breaking(&root, number, "my.spec").unwrap_err();
+            let says = format!("`break` does not play lesson {number}'s races yet");
+            assert!(refused.contains(&says), "{refused}");
+        }
         let missing = breaking(&root, "01", "/no/such.spec").unwrap_err();
         assert!(
             missing.contains("no spec file at /no/such.spec"),

@@ -29,8 +29,7 @@ async fn run() -> Result<ExitCode, String> {
     let numbers: Vec<&str> = BREAKABLE.iter().map(|b| b.number).collect();
     let Some(lesson) = BREAKABLE.iter().find(|b| b.number == entry.number) else {
         return Err(format!(
-            "lesson {}'s scenarios are not specs yet, so `break` cannot play them; it plays \
-             lesson(s) {}",
+            "`break` does not play lesson {}'s races yet; it plays lesson(s) {}",
             entry.number,
             numbers.join(", ")
         ));
