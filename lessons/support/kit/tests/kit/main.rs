@@ -1,6 +1,7 @@
 //! The kit's promises, checked for real: a server found or started, a database per test,
 //! barriers, a deadline for a test that never ends, and nothing left behind by a test process
-//! that dies. One test binary, not five: each links the whole database stack.
+//! that dies; and the reader of a lesson's `tests.list`, which the build scripts share. One test
+//! binary, not six: each links the whole database stack.
 
 mod abandon;
 mod barrier;
@@ -9,3 +10,4 @@ mod database;
 mod deadline;
 mod dev_database;
 mod session_step;
+mod tests_list;
