@@ -4,22 +4,17 @@
 //! rule (`judge.rs`) over what the account, `processed_events` and each delivery said.
 
 use kit::Common;
-use kit::spec::{Feed, Run, Spec, SpecError};
+use kit::spec::{Run, Spec, SpecError};
 
 use super::{AMOUNT_CENTS, prepare};
 use crate::judge::judge;
 use crate::{CreditEvent, Delivery, Handler, Outcome, Subject, Violation, ViolationKind};
 
 kit::lesson_specs!(
+    feed: CreditEvent => Outcome, read: CreditEvent::from_json, shown: shown,
     check: your_event,
     yours: "was delivered in the order your spec gives (a scripted interleaving)",
 );
-
-const FEED: Feed<CreditEvent, Outcome, sqlx::Error> = Feed::new(read, shown);
-
-fn read(json: &str) -> Result<CreditEvent, String> {
-    CreditEvent::from_json(json).map_err(|e| e.to_string())
-}
 
 /// The one event a spec delivers: the lesson's rule is about one event delivered more than
 /// once, so every delivery must carry the same one.

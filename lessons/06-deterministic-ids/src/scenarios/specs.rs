@@ -3,22 +3,17 @@
 //! spec's sessions in its order (the kit's engine), then the rule (`judge.rs`) over what the
 //! card network, the step's record, its outbox and each delivery said.
 
-use kit::spec::{Feed, Run, Spec, SpecError};
+use kit::spec::{Run, Spec, SpecError};
 
 use super::{observe, prepare, shown};
 use crate::judge::verdict;
 use crate::{Delivery, Handler, OrderCreated, Outcome, Subject, Violation};
 
 kit::lesson_specs!(
+    feed: OrderCreated => Outcome, read: OrderCreated::from_json, shown: shown,
     check: your_order,
     yours: "order.created was delivered in the order your spec gives (a scripted interleaving)",
 );
-
-const FEED: Feed<OrderCreated, Outcome, sqlx::Error> = Feed::new(read, shown);
-
-fn read(json: &str) -> Result<OrderCreated, String> {
-    OrderCreated::from_json(json).map_err(|e| e.to_string())
-}
 
 /// The one order.created a spec delivers: the lesson's rule is about one order delivered more
 /// than once, so every delivery must carry the same one.

@@ -5,26 +5,24 @@
 //! (`judge.rs`) holds the orders to the model: every event of the log handled exactly once, in
 //! the log's order.
 
-use kit::spec::{Feed, Run, Spec, SpecError};
+use kit::spec::{Run, Spec, SpecError};
 
 use super::{GROUP, catch_up_then_verdict, order_ids, prepare, shown};
 use crate::{Delivery, Handler, Poll, Polled, Subject, Violation};
 
 kit::lesson_specs!(
+    feed: Poll => Polled, read: read_poll, shown: shown,
     check: your_polls,
     yours: "the consumers polled in the order your spec gives (a scripted interleaving)",
 );
 
-/// How the specs reach the consumer: a poll is `{"group": "saga", "max": N}`.
-const FEED: Feed<Poll, Polled, sqlx::Error> = Feed::new(read_poll, shown);
-
 /// The polls a spec delivers. The rule judges the group the lesson's consumers belong to, so
 /// every poll is for it.
 pub fn your_polls(spec: &Spec) -> Result<Vec<Poll>, SpecError> {
-    let polls = spec.events("lesson 07", FEED.read)?;
-    Ok(polls.into_iter().map(|(_, _, poll)| poll).collect())
+    spec.events("lesson 07", FEED.read)
 }
 
+/// A poll, as a spec delivers it: `{"group": "saga", "max": N}`.
 fn read_poll(json: &str) -> Result<Poll, String> {
     let wanted = format!("a poll is {{\"group\": \"{GROUP}\", \"max\": N}}, N at least 1");
     let value: serde_json::Value =

@@ -6,7 +6,7 @@
 
 use chrono::TimeDelta;
 use kit::Common;
-use kit::spec::{Feed, Run, Spec, SpecError};
+use kit::spec::{Run, Spec, SpecError};
 
 use super::{failed, prepare, shown, t0};
 use crate::by_hand::Line;
@@ -14,14 +14,12 @@ use crate::judge::nothing_kept_too_long;
 use crate::{Delivery, Handler, Prune, Pruned, Subject, Violation, ViolationKind};
 
 kit::lesson_specs!(
+    feed: Prune => Pruned, read: read_prune, shown: shown,
     check: your_prunes,
     yours: "the prunes ran in the order your spec gives (a scripted interleaving)",
 );
 
-/// How the specs reach the prune: each delivery read as `cargo workbook deliver 09` reads a
-/// prune's line (`{"prune_at": …}`), and shown as the scenarios in Rust show it.
-const FEED: Feed<Prune, Pruned, sqlx::Error> = Feed::new(read_prune, shown);
-
+/// A prune, read as `cargo workbook deliver 09` reads a prune's line (`{"prune_at": …}`).
 fn read_prune(json: &str) -> Result<Prune, String> {
     match Line::from_json(json)? {
         Line::Prune(prune) => Ok(prune),
@@ -33,8 +31,7 @@ fn read_prune(json: &str) -> Result<Prune, String> {
 
 /// The prunes a spec runs: every delivery is one, read as `deliver 09` reads it.
 pub fn your_prunes(spec: &Spec) -> Result<Vec<Prune>, SpecError> {
-    let prunes = spec.events("lesson 09", FEED.read)?;
-    Ok(prunes.into_iter().map(|(_, _, prune)| prune).collect())
+    spec.events("lesson 09", FEED.read)
 }
 
 // ANCHOR: play

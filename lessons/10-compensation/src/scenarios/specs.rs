@@ -4,22 +4,17 @@
 //! the spec's sessions in its order (the kit's engine); then the rule (`judge.rs`) over what
 //! the reservation, the stock and the outbox show and what each delivery said.
 
-use kit::spec::{Feed, Run, Spec, SpecError};
+use kit::spec::{Run, Spec, SpecError};
 
 use super::{observe, shown, with_reservations};
 use crate::judge::verdict;
 use crate::{Delivery, Handler, Outcome, ReservationEvent, Subject, Violation};
 
 kit::lesson_specs!(
+    feed: ReservationEvent => Outcome, read: ReservationEvent::from_json, shown: shown,
     check: your_order,
     yours: "your spec's events were delivered in the order it gives (a scripted interleaving)",
 );
-
-const FEED: Feed<ReservationEvent, Outcome, sqlx::Error> = Feed::new(read, shown);
-
-fn read(json: &str) -> Result<ReservationEvent, String> {
-    ReservationEvent::from_json(json).map_err(|e| e.to_string())
-}
 
 /// The order every delivery of a spec is for: the rule judges one order's reservation, settled
 /// once.

@@ -4,28 +4,18 @@
 //! (the kit's engine), then the rule (`judge.rs`) over what the cards, the decisions and each
 //! delivery said.
 
-use kit::spec::{Feed, Run, Spec, SpecError};
+use kit::spec::{Run, Spec, SpecError};
 
 use super::{described, judge_all, shown, with_customer};
 use crate::judge::{Delivered, Expect};
 use crate::{Authorization, Delivery, Handled, Handler, Subject, Violation};
 
 kit::lesson_specs!(
+    feed: Authorization => Handled, read: Authorization::from_json, shown: shown,
+    describe: described,
     check: your_events,
     yours: "the authorizations were delivered in the order your spec gives (a scripted interleaving)",
 );
-
-/// How the specs reach the handler: each delivery read as `cargo workbook deliver 13` reads a
-/// line, shown and described as the scenarios in Rust show them.
-const FEED: Feed<Authorization, Handled, sqlx::Error> = Feed {
-    read,
-    shown,
-    describe: described,
-};
-
-fn read(json: &str) -> Result<Authorization, String> {
-    Authorization::from_json(json).map_err(|e| e.to_string())
-}
 
 /// Each delivery's authorization, read as `cargo workbook deliver 13` reads a line. A spec whose
 /// deliveries the lesson cannot read is refused with the step's line.
@@ -38,8 +28,7 @@ pub fn your_events(spec: &Spec) -> Result<Vec<Authorization>, SpecError> {
                 .into(),
         });
     }
-    let events = spec.events("lesson 13", FEED.read)?;
-    Ok(events.into_iter().map(|(_, _, event)| event).collect())
+    spec.events("lesson 13", FEED.read)
 }
 
 // ANCHOR: play

@@ -5,22 +5,17 @@
 //! the permutations it plays: lesson 02's solution has no guard 2, so it plays no
 //! contradicting events.
 
-use kit::spec::{Feed, Permutation, Run, Spec, SpecError};
+use kit::spec::{Permutation, Run, Spec, SpecError};
 
 use super::{gave_up_without_waiting, prepare, shown};
 use crate::judge::{Expect, verdict};
 use crate::{Delivery, Handler, Outcome, PaymentEvent, Subject, Violation};
 
 kit::lesson_specs!(
+    feed: PaymentEvent => Outcome, read: PaymentEvent::from_json, shown: shown,
     check: your_order,
     yours: "your spec's events were delivered in the order it gives (a scripted interleaving)",
 );
-
-const FEED: Feed<PaymentEvent, Outcome, sqlx::Error> = Feed::new(read, shown);
-
-fn read(json: &str) -> Result<PaymentEvent, String> {
-    PaymentEvent::from_json(json).map_err(|e| e.to_string())
-}
 
 /// The events a spec delivers, in its order, all for one order: the rule judges one order,
 /// resolved once by whichever event reached it first.

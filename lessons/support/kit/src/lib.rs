@@ -65,5 +65,6 @@ pub const MAX_ID_BYTES: usize = 200;
 
 #[doc(hidden)]
 pub mod __private {
+    pub use sqlx::Error as SqlxError;
     pub use sqlx::PgPool;
 }

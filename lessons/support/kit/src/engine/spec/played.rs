@@ -33,6 +33,13 @@ impl<E, T: std::fmt::Debug> Feed<E, T, sqlx::Error> {
     }
 }
 
+impl<E, T, X> Feed<E, T, X> {
+    /// The same feed, its handler's result described by `describe` instead.
+    pub const fn describing(self, describe: fn(&Result<T, X>) -> String) -> Self {
+        Feed { describe, ..self }
+    }
+}
+
 /// One permutation of a spec, as a lesson's `play` is handed it: the spec, the permutation, and
 /// how a failure's message tells the delivery.
 #[derive(Clone, Copy)]

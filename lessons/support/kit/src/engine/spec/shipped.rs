@@ -72,10 +72,20 @@ fn each_a_test(spec: &Spec) -> Result<(), SpecError> {
 }
 
 impl Spec {
-    /// Each delivery's event (or request), read by `read` as the lesson's by-hand feed reads a
-    /// line; one it refuses is refused with its step's line (`who` refuses it: "lesson 01"). A
-    /// spec that delivers nothing is refused too: a race needs a delivery.
+    /// Each delivery's event (or request), in the spec's order, read by `read` as the lesson's
+    /// by-hand feed reads a line; one it refuses is refused with its step's line (`who` refuses
+    /// it: "lesson 01"). A spec that delivers nothing is refused too: a race needs a delivery.
     pub fn events<E>(
+        &self,
+        who: &str,
+        read: impl Fn(&str) -> Result<E, String>,
+    ) -> Result<Vec<E>, SpecError> {
+        let events = self.events_at(who, read)?;
+        Ok(events.into_iter().map(|(_, _, event)| event).collect())
+    }
+
+    /// [`Spec::events`], each with the session that delivers it and its line.
+    fn events_at<E>(
         &self,
         who: &str,
         read: impl Fn(&str) -> Result<E, String>,
@@ -142,7 +152,7 @@ impl Spec {
         named: impl Fn(&E) -> String,
         rule: &str,
     ) -> Result<Vec<E>, SpecError> {
-        let events = self.events(who, read)?;
+        let events = self.events_at(who, read)?;
         let first = &events[0].2;
         if let Some((session, line, event)) = events.iter().find(|(_, _, e)| !alike(e, first)) {
             return Err(SpecError {
@@ -160,16 +170,29 @@ impl Spec {
 }
 
 /// A lesson's shelf of specs and its two ways into them, written once for every lesson on the
-/// engine: `SHIPPED` (every spec in its `specs/` folder but the students' `your-turn.spec`,
-/// parsed once, each checked by `check` as a student's would be; the lesson's build script,
-/// `kit/build/lesson.rs`, lists them), `spec_test` (a shipped permutation, by its test) and
-/// `your_spec` (a student's, told as `yours`). Both are played by the lesson's own
-/// `play(subject, run)`, in the module that calls this.
+/// engine: `FEED` (how a spec's deliveries reach the handler: each `deliver {JSON}` read by
+/// `read`, as the lesson's by-hand feed reads a line, shown in a trace by `shown`, its result
+/// described by `describe` or, by default, as the kit describes what sqlx returns), `SHIPPED`
+/// (every spec in its `specs/` folder but the students' `your-turn.spec`, parsed once, each
+/// checked by `check` as a student's would be; the lesson's build script, `kit/build/lesson.rs`,
+/// lists them), `spec_test` (a shipped permutation, by its test) and `your_spec` (a student's,
+/// told as `yours`). Both are played by the lesson's own `play(subject, run)`, in the module
+/// that calls this.
 // `crate` here is the calling lesson's, on purpose: its Handler, Subject, Violation and Delivery.
 #[allow(clippy::crate_in_macro_def)]
 #[macro_export]
 macro_rules! lesson_specs {
-    (check: $check:path, yours: $yours:literal $(,)?) => {
+    (
+        feed: $event:ty => $outcome:ty, read: $read:expr, shown: $shown:path
+        $(, describe: $describe:path)?,
+        check: $check:path,
+        yours: $yours:literal $(,)?
+    ) => {
+        /// How the specs reach the handler (`deliver {JSON}`), and how a trace shows each.
+        pub const FEED: $crate::spec::Feed<$event, $outcome, $crate::__private::SqlxError> =
+            $crate::spec::Feed::new(|json| $read(json).map_err(|e| e.to_string()), $shown)
+                $(.describing($describe))?;
+
         /// The lesson's specs, parsed once, each checked as a student's would be.
         pub static SHIPPED: ::std::sync::LazyLock<$crate::spec::Shipped> =
             ::std::sync::LazyLock::new(|| {
@@ -186,16 +209,7 @@ macro_rules! lesson_specs {
             test: &str,
         ) -> Result<(), crate::Violation> {
             let (spec, permutation, story) = SHIPPED.test(name, test);
-            let during = crate::Delivery::Story(story);
-            play(
-                subject,
-                $crate::spec::Run {
-                    spec,
-                    permutation,
-                    during,
-                },
-            )
-            .await
+            play_told(subject, spec, permutation, story).await
         }
 
         /// A spec of the student's own (`cargo workbook break`), judged by the same rule.
@@ -204,16 +218,18 @@ macro_rules! lesson_specs {
             spec: &$crate::spec::Spec,
             permutation: &$crate::spec::Permutation,
         ) -> Result<(), crate::Violation> {
-            let during = crate::Delivery::Story($yours);
-            play(
-                subject,
-                $crate::spec::Run {
-                    spec,
-                    permutation,
-                    during,
-                },
-            )
-            .await
+            play_told(subject, spec, permutation, $yours).await
+        }
+
+        /// Plays a permutation, its failures telling the delivery as `story`.
+        async fn play_told<H: crate::Handler>(
+            subject: crate::Subject<H>,
+            spec: &$crate::spec::Spec,
+            permutation: &$crate::spec::Permutation,
+            story: &'static str,
+        ) -> Result<(), crate::Violation> {
+            let during = crate::Delivery::Story(story);
+            play(subject, $crate::spec::Run { spec, permutation, during }).await
         }
     };
 }
