@@ -1,7 +1,8 @@
-//! The lessons, listed once. The runner (`cargo workbook`), the maintainers' checks (`verify`,
-//! `repeat`) and the book's checks read this list; a check in the root `cargo test` fails when
-//! the book's table of contents, the README's lessons table, the workspace's members or the
-//! runner's copy of the shipped exercises disagree with it.
+//! The lessons, listed once: each lesson's manifest, `lessons/NN-key/lesson.toml`, which the
+//! build script reads. The runner (`cargo workbook`), the maintainers' checks (`verify`,
+//! `repeat`) and the book's checks read this list. `cargo workbook sync` writes the lists the
+//! book and the README keep of it (`sync`), and a check in the root `cargo test` fails when
+//! they, the workspace's members or the runner's copy of the shipped exercises disagree with it.
 //!
 //! It has no dependencies, so the runner can read it without building any lesson.
 
@@ -24,129 +25,15 @@ pub struct Lesson {
     pub domain: &'static str,
     /// The schema the lesson starts from, under `migrations/`.
     pub schema: &'static str,
-    /// What the shipped exercise must fail with, in the checks' words.
+    /// What the shipped exercise must fail with, in the checks' words (`fails_with`).
     pub intended_failure: &'static str,
+    /// What it teaches, as the README's table of lessons says it.
+    pub about: &'static str,
 }
 
-pub const LESSONS: &[Lesson] = &[
-    Lesson {
-        number: "01",
-        key: "check-then-act",
-        title: "Check-then-act vs. a primary key",
-        folder: "01-check-then-act",
-        domain: "01-check-then-act",
-        schema: "ledger",
-        intended_failure: "an event credited twice",
-    },
-    Lesson {
-        number: "02",
-        key: "on-conflict",
-        title: "Guard 1: let the insert decide",
-        folder: "02-on-conflict",
-        domain: "order-saga",
-        schema: "order_saga",
-        intended_failure: "an order announced twice",
-    },
-    Lesson {
-        number: "03",
-        key: "one-transaction",
-        title: "The record and the effect commit together",
-        folder: "03-one-transaction",
-        domain: "order-saga",
-        schema: "order_saga",
-        intended_failure: "a lost event, or a duplicate decided without waiting",
-    },
-    Lesson {
-        number: "04",
-        key: "for-update",
-        title: "Guard 2: a terminal state, read under FOR UPDATE",
-        folder: "04-for-update",
-        domain: "order-saga",
-        schema: "order_saga",
-        intended_failure: "an order resolved twice by contradicting events",
-    },
-    Lesson {
-        number: "05",
-        key: "outbox",
-        title: "The transaction is the third guard: a transactional outbox",
-        folder: "05-outbox",
-        domain: "order-saga",
-        schema: "order_saga",
-        intended_failure: "an order resolved but never announced",
-    },
-    Lesson {
-        number: "06",
-        key: "deterministic-ids",
-        title: "Deterministic ids upstream",
-        folder: "06-deterministic-ids",
-        domain: "06-deterministic-ids",
-        schema: "payment_step",
-        intended_failure: "a customer charged twice",
-    },
-    Lesson {
-        number: "07",
-        key: "at-least-once",
-        title: "At-least-once delivery, exactly-once effect",
-        folder: "07-at-least-once",
-        domain: "07-at-least-once",
-        schema: "consumer_log",
-        intended_failure: "an event lost past the committed offset, or applied out of the log's order",
-    },
-    Lesson {
-        number: "08",
-        key: "outbox-relay",
-        title: "The outbox relay and the consumer's inbox",
-        folder: "08-outbox-relay",
-        domain: "08-outbox-relay",
-        schema: "outbox_relay",
-        intended_failure: "an outbox row the relay never publishes, or a republished one shipped twice",
-    },
-    Lesson {
-        number: "09",
-        key: "retention",
-        title: "Retention: how long the dedupe table remembers",
-        folder: "09-retention",
-        domain: "09-retention",
-        schema: "retention",
-        intended_failure: "an event applied twice (its row pruned inside the window, or a copy let in on another day), or a table that never shrinks",
-    },
-    Lesson {
-        number: "10",
-        key: "compensation",
-        title: "Compensation: a forward action, not a rollback",
-        folder: "10-compensation",
-        domain: "10-compensation",
-        schema: "compensation",
-        intended_failure: "a reservation released twice, released after it was consumed, or settled by more than one delivery, or a release that fails because it came before the reservation",
-    },
-    Lesson {
-        number: "11",
-        key: "http-keys",
-        title: "Idempotency keys: the key is a row, the response is stored",
-        folder: "11-http-keys",
-        domain: "11-http-keys",
-        schema: "http_keys",
-        intended_failure: "one payment made twice under one idempotency key, when a client's retries overlap",
-    },
-    Lesson {
-        number: "12",
-        key: "atomic-phases",
-        title: "A charge at a provider, between atomic phases",
-        folder: "12-atomic-phases",
-        domain: "12-atomic-phases",
-        schema: "atomic_phases",
-        intended_failure: "a card charged twice at the provider for one request, when the provider's answer is lost",
-    },
-    Lesson {
-        number: "13",
-        key: "serializable-retry",
-        title: "Isolation levels, and retrying the whole transaction",
-        folder: "13-serializable-retry",
-        domain: "13-serializable-retry",
-        schema: "card_limits",
-        intended_failure: "an authorization the database aborted for a conflict (40001), handed back instead of run again",
-    },
-];
+// LESSONS and KAFKA_TRACK, one entry for each manifest (`lessons/NN-key/lesson.toml`), in the
+// order of their numbers: written by build.rs.
+include!(concat!(env!("OUT_DIR"), "/lessons.rs"));
 
 /// Accepts `1`, `01`, the stable key or the folder name.
 pub fn find(name: &str) -> Result<&'static Lesson, String> {
@@ -170,58 +57,43 @@ pub fn find(name: &str) -> Result<&'static Lesson, String> {
         })
 }
 
-/// The lessons that can also run on a real Kafka-protocol broker (`cargo workbook check NN
-/// --kafka`): their exercise has a `kafka` feature and a `kafka` test target.
-pub const KAFKA_TRACK: &[&str] = &["07", "08"];
-
-/// Where a lesson's Kafka track has the student's code: lesson 07's own `src/kafka.rs`, or the
-/// same `src/lib.rs` as the PostgreSQL track (lesson 08: the relay and consumer do not change,
-/// the broker does).
-pub fn kafka_code(lesson: &str) -> &'static str {
-    match lesson {
-        "07" => "src/kafka.rs",
-        _ => "src/lib.rs",
-    }
+/// A lesson that can also run on a real Kafka-protocol broker (`cargo workbook check NN
+/// --kafka`): its exercise has a `kafka` feature and a `kafka` test target. Its manifest's
+/// `[kafka]` table.
+#[derive(Debug)]
+pub struct Kafka {
+    pub lesson: &'static str,
+    /// Where the Kafka track has the student's code: lesson 07's own `src/kafka.rs`, or the
+    /// same `src/lib.rs` as the PostgreSQL track (lesson 08: the relay and consumer do not
+    /// change, the broker does).
+    pub code: &'static str,
+    /// The Kafka tests the shipped exercise fails, each with words its failure says: `cargo
+    /// workbook repeat NN --kafka` counts a run as caught only when it fails saying them
+    /// (`.ci/kafka-track` holds the shipped exercise to the same).
+    pub caught: &'static [KafkaCaught],
 }
-
-/// The Kafka track's tests that each shipped exercise fails, with words its failure says:
-/// `cargo workbook repeat NN --kafka` counts a run as caught only when it fails saying them
-/// (`.ci/kafka-track` holds the shipped exercise to the same).
-pub const KAFKA_CAUGHT: &[KafkaCaught] = &[
-    KafkaCaught {
-        lesson: "07",
-        test: "on_kafka_a_consumer_that_dies_mid_batch_loses_nothing",
-        says: "were never handled",
-    },
-    KafkaCaught {
-        lesson: "07",
-        test: "on_kafka_the_soak_loses_nothing_and_applies_nothing_twice",
-        says: "were never handled",
-    },
-    KafkaCaught {
-        lesson: "08",
-        test: "on_kafka_a_relay_restarted_with_a_new_producer_ships_once",
-        says: "the warehouse shipped it 2 times",
-    },
-    KafkaCaught {
-        lesson: "08",
-        test: "on_kafka_a_consumer_that_dies_before_its_commit_ships_once",
-        says: "the warehouse shipped it 2 times",
-    },
-];
 
 /// A Kafka test a shipped exercise fails, and the words of its failure.
 #[derive(Debug, Clone, Copy)]
 pub struct KafkaCaught {
-    pub lesson: &'static str,
     pub test: &'static str,
     pub says: &'static str,
 }
 
+/// Where lesson `number`'s Kafka track has the student's code (`src/lib.rs` if it names none).
+pub fn kafka_code(number: &str) -> &'static str {
+    (KAFKA_TRACK.iter().find(|k| k.lesson == number)).map_or("src/lib.rs", |k| k.code)
+}
+
 impl Lesson {
+    /// Its Kafka track, if it has one.
+    pub fn kafka(&self) -> Option<&'static Kafka> {
+        KAFKA_TRACK.iter().find(|k| k.lesson == self.number)
+    }
+
     /// Whether the lesson has a Kafka track.
     pub fn has_kafka_track(&self) -> bool {
-        KAFKA_TRACK.contains(&self.number)
+        self.kafka().is_some()
     }
 
     pub fn exercise_package(&self) -> String {

@@ -37,7 +37,7 @@ fn kafka_track(lesson: &Lesson) -> Result<(), String> {
     if lesson.has_kafka_track() {
         return Ok(());
     }
-    let with: Vec<&str> = catalog::KAFKA_TRACK.to_vec();
+    let with: Vec<&str> = catalog::KAFKA_TRACK.iter().map(|k| k.lesson).collect();
     Err(format!(
         "lesson {} has no Kafka track; lesson(s) {} have one",
         lesson.number,
