@@ -6,6 +6,8 @@
 //!
 //! It has no dependencies, so the runner can read it without building any lesson.
 
+pub mod sync;
+
 use std::path::{Path, PathBuf};
 
 /// One lesson: an exercise and its solution, the lesson's folder, and a chapter.

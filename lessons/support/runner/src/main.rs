@@ -10,6 +10,7 @@ mod repeat_kafka;
 mod shipped;
 mod status;
 mod supervise;
+mod sync_lists;
 mod tests_run;
 mod watch;
 mod workspace;
@@ -65,6 +66,10 @@ enum Command {
     /// passes, each exercise runs the same test file as its solution, and every lesson's wrong
     /// fixes are caught for the right reason (or pass, if they are correct after all).
     Verify,
+    /// Maintainers: write what the lessons' manifests (lessons/NN-key/lesson.toml) decide: the
+    /// lists of lessons in the book's contents, the README and the instructor's index, and a new
+    /// lesson's shipped copy.
+    Sync,
     /// A database of your own to poke at: start, status (with a psql command), stop (keeps the
     /// data), url [DATABASE].
     Db {
@@ -167,6 +172,7 @@ fn main() -> ExitCode {
         Command::Diff { lesson, force } => commands::diff(&root, &lesson, force),
         Command::Solution { lesson, force } => commands::solution(&root, &lesson, force),
         Command::Verify => commands::verify(&root),
+        Command::Sync => sync_lists::sync(&root),
         Command::Db { action, database } => dev::db(&root, &action, database.as_deref()),
         Command::Kafka { action, fresh } => dev::kafka(&root, &action, fresh),
         Command::Deliver {

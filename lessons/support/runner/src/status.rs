@@ -115,7 +115,12 @@ mod tests {
 
     #[test]
     fn the_table_fits_eighty_columns_and_names_the_next_lesson() {
-        let rows: Vec<(&Lesson, Row)> = LESSONS
+        let every: Vec<(&Lesson, Row)> = (LESSONS.iter()).map(|l| (l, Row::NotChecked)).collect();
+        for line in table(&every, false).lines().take(LESSONS.len() + 1) {
+            assert!(line.chars().count() <= 80, "{line:?} is wider than 80");
+        }
+        // The first four lessons show every kind of row: a new lesson changes no snapshot.
+        let rows: Vec<(&Lesson, Row)> = LESSONS[..4]
             .iter()
             .enumerate()
             .map(|(i, lesson)| {
@@ -128,10 +133,6 @@ mod tests {
                 (lesson, row)
             })
             .collect();
-        let table = table(&rows, false);
-        for line in table.lines().take(LESSONS.len() + 1) {
-            assert!(line.chars().count() <= 80, "{line:?} is wider than 80");
-        }
-        insta::assert_snapshot!(table);
+        insta::assert_snapshot!(table(&rows, false));
     }
 }

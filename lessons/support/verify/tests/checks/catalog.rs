@@ -1,7 +1,8 @@
-//! The catalog (lessons/support/catalog) is the one list of lessons; everything else that lists
-//! them must agree with it: the book's table of contents and headings, the README's lessons
-//! table, the workspace's members, the runner's copy of the shipped exercises, each lesson's
-//! folder, and the checks' race tests.
+//! The catalog (lessons/support/catalog, built from the lessons' manifests) is the one list of
+//! lessons; everything else that lists them must agree with it: the lists `cargo workbook sync`
+//! writes (the book's table of contents, the README's lessons table, the instructor's index),
+//! the chapters' headings, the workspace's members, the runner's copy of the shipped exercises,
+//! each lesson's folder, and the checks' race tests.
 
 use std::path::Path;
 
@@ -34,37 +35,23 @@ fn read(path: &str) -> String {
     std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()))
 }
 
+/// The lists of lessons in the book's contents, the README and the instructor's index are
+/// written from the manifests by `cargo workbook sync`: a list edited by hand, or a manifest
+/// changed without it, is drift.
 #[test]
-fn the_books_table_of_contents_and_headings_follow_the_catalog() -> Result<(), Mismatch> {
-    let summary = read("book/src/SUMMARY.md");
-    let listed: Vec<&str> = summary
-        .lines()
-        // A chapter's file starts with its number: `](01-…`, `](10-…`.
-        .filter(|line| {
-            line.starts_with("- [")
-                && (line.split_once("]("))
-                    .is_some_and(|(_, file)| file.starts_with(|c: char| c.is_ascii_digit()))
-        })
-        .collect();
-    let expected: Vec<String> = LESSONS
-        .iter()
-        .map(|l| format!("- [{}]({}.md)", l.title, l.folder))
-        .collect();
-    if listed != expected {
-        Err(format!(
-            "book/src/SUMMARY.md lists the lessons as\n{}\nbut the catalog says\n{}",
-            listed.join("\n"),
-            expected.join("\n")
-        ))?;
-    }
-    for lesson in LESSONS {
-        let chapter = read(&lesson.chapter());
-        let heading = chapter.lines().next().unwrap_or_default();
-        if heading != format!("# {}", lesson.title) {
+fn every_list_of_lessons_is_as_cargo_workbook_sync_writes_it() -> Result<(), Mismatch> {
+    let root = workspace_root();
+    for (file, now, wanted) in catalog::sync::files(&root)? {
+        if now != wanted {
+            let gone = (now.lines()).filter(|line| !wanted.lines().any(|w| w == *line));
+            let new = (wanted.lines()).filter(|line| !now.lines().any(|n| n == *line));
+            let differing: Vec<String> = (gone.map(|line| format!("- {line}")))
+                .chain(new.map(|line| format!("+ {line}")))
+                .collect();
             Err(format!(
-                "{} starts with {heading:?}, not the catalog's title {:?}",
-                lesson.chapter(),
-                lesson.title
+                "{file} does not list the lessons as their manifests (lessons/NN-key/lesson.toml) \
+                 say; `cargo workbook sync` writes it so:\n{}",
+                differing.join("\n")
             ))?;
         }
     }
@@ -72,25 +59,15 @@ fn the_books_table_of_contents_and_headings_follow_the_catalog() -> Result<(), M
 }
 
 #[test]
-fn the_readmes_lessons_table_follows_the_catalog() -> Result<(), Mismatch> {
-    let readme = read("README.md");
-    let rows: Vec<&str> = readme
-        .lines()
-        .filter(|line| line.starts_with("| 0") || line.starts_with("| 1"))
-        .collect();
-    if rows.len() != LESSONS.len() {
-        Err(format!(
-            "README.md's lessons table has {} rows, the catalog {} lessons",
-            rows.len(),
-            LESSONS.len()
-        ))?;
-    }
-    for (row, lesson) in rows.iter().zip(LESSONS) {
-        let start = format!("| {} | `exercises/{}` |", lesson.number, lesson.folder);
-        let end = format!("| `{}` |", lesson.chapter());
-        if !row.starts_with(&start) || !row.ends_with(&end) {
+fn every_chapter_starts_with_its_lessons_title() -> Result<(), Mismatch> {
+    for lesson in LESSONS {
+        let chapter = read(&lesson.chapter());
+        let heading = chapter.lines().next().unwrap_or_default();
+        if heading != format!("# {}", lesson.title) {
             Err(format!(
-                "README.md's row {row:?} should start with {start:?} and end with {end:?}"
+                "{} starts with {heading:?}, not its manifest's title {:?}",
+                lesson.chapter(),
+                lesson.title
             ))?;
         }
     }
