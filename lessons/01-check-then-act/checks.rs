@@ -1,17 +1,16 @@
 //! Lesson 01's subjects and race tests, as the checks run them.
 
-use check_then_act::{Handler, Subject, ViolationKind, scenarios, subject};
+use check_then_act::{Delivery, Handler, Subject, ViolationKind, scenarios, subject};
 
-use check_then_act::Delivery;
-
-use crate::Lesson;
-use crate::probe::{self, Probe};
-use crate::wrong_fix::{Failed, run_tests};
-
-pub const LESSON: Lesson = Lesson {
-    number: "01",
-    probes,
-};
+crate::lesson_checks::lesson!(
+    "01", check_then_act,
+    rounds: scenarios::barrier_rounds,
+    round: |during| match *during {
+        Delivery::Barrier { round, .. } => round,
+        _ => 1,
+    },
+    schema(crate_migrations): [check_then_act::__private::BASE_MIGRATIONS, crate_migrations],
+);
 
 /// The crates' folders, for their migrations: the exercise's as shipped (the runner's copy).
 const EXERCISE_DIR: &str = crate::EXERCISE_01_DIR;
@@ -32,8 +31,6 @@ pub fn key_only() -> Subject<impl Handler> {
     subject!(crate::exercise_01::apply_credit, SOLUTION_DIR)
 }
 
-include!(concat!(env!("OUT_DIR"), "/exercise_tests_01.rs"));
-
 /// The reason the shipped exercise must fail for: the double credit itself. A setup error, a
 /// compile error or a timeout is never it.
 pub fn is_intended(kind: &ViolationKind) -> bool {
@@ -45,29 +42,6 @@ crate::breaking::breakable!(
     check_then_act::scenarios::your_event,
     check_then_act::scenarios::your_spec
 );
-
-fn probes() -> Vec<Probe> {
-    probe::probes_of(
-        TESTS,
-        CASES,
-        REPEAT,
-        scenarios::barrier_rounds,
-        play_on,
-        is_intended,
-        |during| match *during {
-            Delivery::Barrier { round, .. } => round,
-            _ => 1,
-        },
-    )
-}
-
-/// The lesson's whole suite, the tests of `exercise-tests.rs`, against `handler` (a wrong fix
-/// from `wrong-fixes/`) on the ledger and `crate_migrations`: the tests that failed.
-pub async fn suite<H: Handler>(handler: H, crate_migrations: &'static str) -> Vec<Failed> {
-    let schema = [check_then_act::__private::BASE_MIGRATIONS, crate_migrations];
-    let subject = || Subject::new(schema, handler.clone());
-    run_tests(TESTS, |test| play(test, subject())).await
-}
 
 #[cfg(test)]
 mod tests {

@@ -1,54 +1,14 @@
 //! Lesson 02's subjects and race tests, as the checks run them.
 
-use order_saga::{Handler, Subject, ViolationKind, subject};
+use order_saga::ViolationKind;
 
-use crate::Lesson;
-use crate::probe::Probe;
-use crate::saga;
-use crate::wrong_fix::{Failed, run_tests};
-
-pub const LESSON: Lesson = Lesson {
-    number: "02",
-    probes,
-};
-
-/// As shipped: a pre-check decides, and the insert's answer is ignored.
-pub fn exercise() -> Subject<impl Handler> {
-    subject!(crate::exercise_02::apply_payment_result)
-}
-
-pub fn solution() -> Subject<impl Handler> {
-    subject!(crate::solution_02::apply_payment_result)
-}
-
-include!(concat!(env!("OUT_DIR"), "/exercise_tests_02.rs"));
+// LESSON, the subjects, the tests as data, BREAK, probes and suite, as every saga lesson's checks
+// write them. The exercise, as shipped: a pre-check decides, and the insert's answer is ignored.
+crate::saga::lesson!("02", exercise_02, solution_02);
 
 /// One event, announced more than once.
 pub fn is_intended(kind: &ViolationKind) -> bool {
     matches!(kind, ViolationKind::ResolvedTwice { .. })
-}
-
-crate::breaking::breakable!(
-    "02",
-    order_saga::scenarios::your_order,
-    order_saga::scenarios::your_spec
-);
-
-fn probes() -> Vec<Probe> {
-    saga::probes(
-        TESTS,
-        CASES,
-        REPEAT,
-        play_on,
-        is_intended,
-    )
-}
-
-/// The lesson's whole suite, the tests of `exercise-tests.rs`, against `handler` (a wrong fix
-/// from `wrong-fixes/`): the tests that failed.
-pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> Vec<Failed> {
-    let subject = || saga::subject(&handler);
-    run_tests(TESTS, |test| play(test, subject())).await
 }
 
 #[cfg(test)]

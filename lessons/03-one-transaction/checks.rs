@@ -1,27 +1,11 @@
 //! Lesson 03's subjects and fault tests, as the checks run them.
 
-use order_saga::{Handler, Subject, ViolationKind, subject};
+use order_saga::ViolationKind;
 
-use crate::Lesson;
-use crate::probe::Probe;
-use crate::saga;
-use crate::wrong_fix::{Failed, run_tests};
-
-pub const LESSON: Lesson = Lesson {
-    number: "03",
-    probes,
-};
-
-/// As shipped: the event is claimed and committed on its own, then applied.
-pub fn exercise() -> Subject<impl Handler> {
-    subject!(crate::exercise_03::apply_payment_result)
-}
-
-pub fn solution() -> Subject<impl Handler> {
-    subject!(crate::solution_03::apply_payment_result)
-}
-
-include!(concat!(env!("OUT_DIR"), "/exercise_tests_03.rs"));
+// LESSON, the subjects, the tests as data, BREAK, probes and suite, as every saga lesson's checks
+// write them. The exercise, as shipped: the event is claimed and committed on its own, then
+// applied.
+crate::saga::lesson!("03", exercise_03, solution_03);
 
 /// The record outlives the effect: an event lost, or given up on before it was applied.
 pub fn is_intended(kind: &ViolationKind) -> bool {
@@ -31,29 +15,6 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
             | ViolationKind::DecidedWithoutWaiting { .. }
             | ViolationKind::RecordedWithoutEffect
     )
-}
-
-crate::breaking::breakable!(
-    "03",
-    order_saga::scenarios::your_order,
-    order_saga::scenarios::your_spec
-);
-
-fn probes() -> Vec<Probe> {
-    saga::probes(
-        TESTS,
-        CASES,
-        REPEAT,
-        play_on,
-        is_intended,
-    )
-}
-
-/// The lesson's whole suite, the tests of `exercise-tests.rs`, against `handler` (a wrong fix
-/// from `wrong-fixes/`): the tests that failed.
-pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> Vec<Failed> {
-    let subject = || saga::subject(&handler);
-    run_tests(TESTS, |test| play(test, subject())).await
 }
 
 #[cfg(test)]

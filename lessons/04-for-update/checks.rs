@@ -7,24 +7,9 @@ use order_saga::{
 use order_saga::{apply_to_order, enqueue};
 use sqlx::PgPool;
 
-use crate::Lesson;
-use crate::probe::Probe;
-use crate::saga;
-use crate::wrong_fix::{Failed, run_tests};
-
-pub const LESSON: Lesson = Lesson {
-    number: "04",
-    probes,
-};
-
-/// As shipped: both guards, but the status is read without a lock.
-pub fn exercise() -> Subject<impl Handler> {
-    subject!(crate::exercise_04::apply_payment_result)
-}
-
-pub fn solution() -> Subject<impl Handler> {
-    subject!(crate::solution_04::apply_payment_result)
-}
+// LESSON, the subjects, the tests as data, BREAK, probes and suite, as every saga lesson's checks
+// write them. The exercise, as shipped: both guards, but the status is read without a lock.
+crate::saga::lesson!("04", exercise_04, solution_04);
 
 /// Guard 1 alone: lesson 03's solution, which never looks at the order's status.
 pub fn dedupe_only() -> Subject<impl Handler> {
@@ -61,34 +46,9 @@ async fn terminal_guard_only_handler(
 }
 // ANCHOR_END: terminal_guard_only
 
-include!(concat!(env!("OUT_DIR"), "/exercise_tests_04.rs"));
-
 /// Two different events both moved the order.
 pub fn is_intended(kind: &ViolationKind) -> bool {
     matches!(kind, ViolationKind::ResolvedTwice { .. })
-}
-
-crate::breaking::breakable!(
-    "04",
-    order_saga::scenarios::your_order,
-    order_saga::scenarios::your_spec
-);
-
-fn probes() -> Vec<Probe> {
-    saga::probes(
-        TESTS,
-        CASES,
-        REPEAT,
-        play_on,
-        is_intended,
-    )
-}
-
-/// The lesson's whole suite, the tests of `exercise-tests.rs`, against `handler` (a wrong fix
-/// from `wrong-fixes/`): the tests that failed.
-pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> Vec<Failed> {
-    let subject = || saga::subject(&handler);
-    run_tests(TESTS, |test| play(test, subject())).await
 }
 
 #[cfg(test)]

@@ -1,54 +1,15 @@
 //! Lesson 05's subjects and fault test, as the checks run them.
 
-use order_saga::{Handler, Subject, ViolationKind, subject};
+use order_saga::ViolationKind;
 
-use crate::Lesson;
-use crate::probe::Probe;
-use crate::saga;
-use crate::wrong_fix::{Failed, run_tests};
-
-pub const LESSON: Lesson = Lesson {
-    number: "05",
-    probes,
-};
-
-/// As shipped: the status change commits, then the outbox row is written on its own.
-pub fn exercise() -> Subject<impl Handler> {
-    subject!(crate::exercise_05::apply_payment_result)
-}
-
-pub fn solution() -> Subject<impl Handler> {
-    subject!(crate::solution_05::apply_payment_result)
-}
-
-include!(concat!(env!("OUT_DIR"), "/exercise_tests_05.rs"));
+// LESSON, the subjects, the tests as data, BREAK, probes and suite, as every saga lesson's checks
+// write them. The exercise, as shipped: the status change commits, then the outbox row is written
+// on its own.
+crate::saga::lesson!("05", exercise_05, solution_05);
 
 /// A resolved order nobody is told about.
 pub fn is_intended(kind: &ViolationKind) -> bool {
     matches!(kind, ViolationKind::ResolvedSilently { .. })
-}
-
-crate::breaking::breakable!(
-    "05",
-    order_saga::scenarios::your_order,
-    order_saga::scenarios::your_spec
-);
-
-fn probes() -> Vec<Probe> {
-    saga::probes(
-        TESTS,
-        CASES,
-        REPEAT,
-        play_on,
-        is_intended,
-    )
-}
-
-/// The lesson's whole suite, the tests of `exercise-tests.rs`, against `handler` (a wrong fix
-/// from `wrong-fixes/`): the tests that failed.
-pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> Vec<Failed> {
-    let subject = || saga::subject(&handler);
-    run_tests(TESTS, |test| play(test, subject())).await
 }
 
 #[cfg(test)]

@@ -2,14 +2,12 @@
 
 use deterministic_ids::{Delivery, Handler, Subject, ViolationKind, scenarios, subject};
 
-use crate::Lesson;
-use crate::probe::{self, Probe};
-use crate::wrong_fix::{Failed, run_tests};
-
-pub const LESSON: Lesson = Lesson {
-    number: "06",
-    probes,
-};
+crate::lesson_checks::lesson!(
+    "06", deterministic_ids,
+    rounds: scenarios::barrier_rounds,
+    round: Delivery::round,
+    schema(_crate_migrations): [deterministic_ids::__private::BASE_MIGRATIONS],
+);
 
 /// As shipped: "charged already?", then a fresh random id for the network and the saga.
 pub fn exercise() -> Subject<impl Handler> {
@@ -19,8 +17,6 @@ pub fn exercise() -> Subject<impl Handler> {
 pub fn solution() -> Subject<impl Handler> {
     subject!(crate::solution_06::take_payment)
 }
-
-include!(concat!(env!("OUT_DIR"), "/exercise_tests_06.rs"));
 
 /// The reason the shipped exercise must fail for: the customer charged twice. A setup error, a
 /// compile error or a timeout is never it.
@@ -33,30 +29,6 @@ crate::breaking::breakable!(
     deterministic_ids::scenarios::your_order,
     deterministic_ids::scenarios::your_spec
 );
-
-fn probes() -> Vec<Probe> {
-    probe::probes_of(
-        TESTS,
-        CASES,
-        REPEAT,
-        scenarios::barrier_rounds,
-        play_on,
-        is_intended,
-        Delivery::round,
-    )
-}
-
-/// The lesson's whole suite, the tests of `exercise-tests.rs`, against `handler` (a wrong fix
-/// from `wrong-fixes/`): the tests that failed.
-pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> Vec<Failed> {
-    let subject = || {
-        Subject::new(
-            [deterministic_ids::__private::BASE_MIGRATIONS],
-            handler.clone(),
-        )
-    };
-    run_tests(TESTS, |test| play(test, subject())).await
-}
 
 #[cfg(test)]
 mod tests {

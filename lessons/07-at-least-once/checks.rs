@@ -2,14 +2,14 @@
 
 use at_least_once::{Handler, Subject, ViolationKind, subject};
 
-use crate::Lesson;
-use crate::probe::{self, Probe};
-use crate::wrong_fix::{Failed, run_tests};
-
-pub const LESSON: Lesson = Lesson {
-    number: "07",
-    probes,
-};
+// The suite's soak is the short one: the long one runs in the students' tests and in
+// `cargo repeat 07`.
+crate::lesson_checks::lesson!(
+    "07", at_least_once,
+    rounds: |_| 1,
+    round: |_| 1,
+    schema(_crate_migrations): at_least_once::__private::BASE_MIGRATIONS,
+);
 
 /// As shipped: the offset is committed first, then each event is handled on its own.
 pub fn exercise() -> Subject<impl Handler> {
@@ -19,8 +19,6 @@ pub fn exercise() -> Subject<impl Handler> {
 pub fn solution() -> Subject<impl Handler> {
     subject!(crate::solution_07::poll)
 }
-
-include!(concat!(env!("OUT_DIR"), "/exercise_tests_07.rs"));
 
 /// The reasons the shipped exercise must fail for: an event lost past the committed offset, or
 /// (with two consumers) applied out of the log's order. A setup error or a timeout is never it.
@@ -36,26 +34,6 @@ crate::breaking::breakable!(
     at_least_once::scenarios::your_polls,
     at_least_once::scenarios::your_spec
 );
-
-fn probes() -> Vec<Probe> {
-    probe::probes_of(
-        TESTS,
-        CASES,
-        REPEAT,
-        |_| 1,
-        play_on,
-        is_intended,
-        |_| 1,
-    )
-}
-
-/// The lesson's whole suite, the tests of `exercise-tests.rs`, against `handler` (a wrong fix
-/// from `wrong-fixes/`): the tests that failed. The soak is the short one: the long one
-/// runs in the students' tests and in `cargo repeat 07`.
-pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> Vec<Failed> {
-    let subject = || Subject::new(at_least_once::__private::BASE_MIGRATIONS, handler.clone());
-    run_tests(TESTS, |test| play(test, subject())).await
-}
 
 #[cfg(test)]
 mod tests {

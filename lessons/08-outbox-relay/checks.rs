@@ -2,14 +2,12 @@
 
 use outbox_relay::{Handler, Subject, ViolationKind, subject};
 
-use crate::Lesson;
-use crate::probe::{self, Probe};
-use crate::wrong_fix::{Failed, run_tests};
-
-pub const LESSON: Lesson = Lesson {
-    number: "08",
-    probes,
-};
+crate::lesson_checks::lesson!(
+    "08", outbox_relay,
+    rounds: |_| 1,
+    round: |_| 1,
+    schema(_crate_migrations): [outbox_relay::__private::BASE_MIGRATIONS],
+);
 
 /// As shipped: a relay that remembers the highest id it sent, and a consumer without an inbox.
 pub fn exercise() -> Subject<impl Handler> {
@@ -19,8 +17,6 @@ pub fn exercise() -> Subject<impl Handler> {
 pub fn solution() -> Subject<impl Handler> {
     subject!(crate::solution_08::run)
 }
-
-include!(concat!(env!("OUT_DIR"), "/exercise_tests_08.rs"));
 
 /// The race and fault tests of the lesson, by their names in `exercise-tests.rs`: what `cargo
 /// repeat 08` runs over and over.
@@ -38,25 +34,6 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
         kind,
         ViolationKind::NeverPublished { .. } | ViolationKind::AppliedTwice { .. }
     )
-}
-
-fn probes() -> Vec<Probe> {
-    probe::probes_of(
-        TESTS,
-        CASES,
-        REPEAT,
-        |_| 1,
-        play_on,
-        is_intended,
-        |_| 1,
-    )
-}
-
-/// The lesson's whole suite, the tests of `exercise-tests.rs`, against `handler` (a wrong fix
-/// from `wrong-fixes/`): the tests that failed.
-pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> Vec<Failed> {
-    let subject = || Subject::new([outbox_relay::__private::BASE_MIGRATIONS], handler.clone());
-    run_tests(TESTS, |test| play(test, subject())).await
 }
 
 #[cfg(test)]

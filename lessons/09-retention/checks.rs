@@ -2,14 +2,15 @@
 
 use retention::{Delivery, Handler, Subject, ViolationKind, scenarios, subject};
 
-use crate::Lesson;
-use crate::probe::{self, Probe};
-use crate::wrong_fix::{Failed, run_tests};
-
-pub const LESSON: Lesson = Lesson {
-    number: "09",
-    probes,
-};
+crate::lesson_checks::lesson!(
+    "09", retention,
+    rounds: |_| scenarios::BARRIER_DAYS,
+    round: |during| match *during {
+        Delivery::Barrier { round, .. } => round,
+        Delivery::Story(_) => 1,
+    },
+    schema(crate_migrations): [retention::__private::BASE_MIGRATIONS, crate_migrations],
+);
 
 /// The crates' folders, for their migrations: the exercise's as shipped (the runner's copy).
 const EXERCISE_DIR: &str = crate::EXERCISE_09_DIR;
@@ -31,8 +32,6 @@ pub fn prune_only() -> Subject<impl Handler> {
     subject!(crate::solution_09::prune, EXERCISE_DIR)
 }
 
-include!(concat!(env!("OUT_DIR"), "/exercise_tests_09.rs"));
-
 /// The reasons the shipped exercise must fail for: an event applied twice (its row pruned
 /// inside the window, or a copy on another day let in by the key), or a table that never
 /// shrinks. A setup error, a compile error or a timeout is never it.
@@ -43,29 +42,6 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
             | ViolationKind::KeyAdmitsTwice { .. }
             | ViolationKind::KeptTooLong { .. }
     )
-}
-
-fn probes() -> Vec<Probe> {
-    probe::probes_of(
-        TESTS,
-        CASES,
-        REPEAT,
-        |_| scenarios::BARRIER_DAYS,
-        play_on,
-        is_intended,
-        |during| match *during {
-            Delivery::Barrier { round, .. } => round,
-            Delivery::Story(_) => 1,
-        },
-    )
-}
-
-/// The lesson's whole suite, the tests of `exercise-tests.rs`, against `handler` (a wrong fix
-/// from `wrong-fixes/`) on the ledger and `crate_migrations`: the tests that failed.
-pub async fn suite<H: Handler>(handler: H, crate_migrations: &'static str) -> Vec<Failed> {
-    let schema = [retention::__private::BASE_MIGRATIONS, crate_migrations];
-    let subject = || Subject::new(schema, handler.clone());
-    run_tests(TESTS, |test| play(test, subject())).await
 }
 
 #[cfg(test)]

@@ -2,14 +2,12 @@
 
 use compensation::{Delivery, Handler, Subject, ViolationKind, scenarios, subject};
 
-use crate::Lesson;
-use crate::probe::{self, Probe};
-use crate::wrong_fix::{Failed, run_tests};
-
-pub const LESSON: Lesson = Lesson {
-    number: "10",
-    probes,
-};
+crate::lesson_checks::lesson!(
+    "10", compensation,
+    rounds: scenarios::barrier_rounds,
+    round: Delivery::round,
+    schema(_crate_migrations): [compensation::__private::BASE_MIGRATIONS],
+);
 
 /// As shipped: "still held?" read without a lock, then the release in a transaction.
 pub fn exercise() -> Subject<impl Handler> {
@@ -19,8 +17,6 @@ pub fn exercise() -> Subject<impl Handler> {
 pub fn solution() -> Subject<impl Handler> {
     subject!(crate::solution_10::settle_reservation)
 }
-
-include!(concat!(env!("OUT_DIR"), "/exercise_tests_10.rs"));
 
 /// The reasons the shipped exercise must fail for: a reservation released twice, released after
 /// it was consumed, or settled by more than one delivery (two copies of payment.succeeded that
@@ -44,25 +40,6 @@ crate::breaking::breakable!(
     compensation::scenarios::your_order,
     compensation::scenarios::your_spec
 );
-
-fn probes() -> Vec<Probe> {
-    probe::probes_of(
-        TESTS,
-        CASES,
-        REPEAT,
-        scenarios::barrier_rounds,
-        play_on,
-        is_intended,
-        Delivery::round,
-    )
-}
-
-/// The lesson's whole suite, the tests of `exercise-tests.rs`, against `handler` (a wrong fix
-/// from `wrong-fixes/`): the tests that failed.
-pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> Vec<Failed> {
-    let subject = || Subject::new([compensation::__private::BASE_MIGRATIONS], handler.clone());
-    run_tests(TESTS, |test| play(test, subject())).await
-}
 
 #[cfg(test)]
 mod tests {

@@ -2,14 +2,12 @@
 
 use http_keys::{Delivery, Handler, Subject, ViolationKind, scenarios, subject};
 
-use crate::Lesson;
-use crate::probe::{self, Probe};
-use crate::wrong_fix::{Failed, run_tests};
-
-pub const LESSON: Lesson = Lesson {
-    number: "11",
-    probes,
-};
+crate::lesson_checks::lesson!(
+    "11", http_keys,
+    rounds: scenarios::barrier_rounds,
+    round: Delivery::round,
+    schema(crate_migrations): [http_keys::__private::BASE_MIGRATIONS, crate_migrations],
+);
 
 /// The crates' folders, for their migrations: the exercise's as shipped (the runner's copy).
 const EXERCISE_DIR: &str = crate::EXERCISE_11_DIR;
@@ -24,8 +22,6 @@ pub fn exercise() -> Subject<impl Handler> {
 pub fn solution() -> Subject<impl Handler> {
     subject!(crate::solution_11::create_payment, SOLUTION_DIR)
 }
-
-include!(concat!(env!("OUT_DIR"), "/exercise_tests_11.rs"));
 
 /// The race tests of the lesson, by their names in `exercise-tests.rs`: what `cargo repeat 11`
 /// runs over and over, counting the shipped exercise caught for the lesson's reason. Not among
@@ -51,26 +47,6 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
             ..
         }
     )
-}
-
-fn probes() -> Vec<Probe> {
-    probe::probes_of(
-        TESTS,
-        CASES,
-        REPEAT,
-        scenarios::barrier_rounds,
-        play_on,
-        is_intended,
-        Delivery::round,
-    )
-}
-
-/// The lesson's whole suite, the tests of `exercise-tests.rs`, against `handler` (a wrong fix
-/// from `wrong-fixes/`) on the payments schema and `crate_migrations`: the tests that failed.
-pub async fn suite<H: Handler>(handler: H, crate_migrations: &'static str) -> Vec<Failed> {
-    let schema = [http_keys::__private::BASE_MIGRATIONS, crate_migrations];
-    let subject = || Subject::new(schema, handler.clone());
-    run_tests(TESTS, |test| play(test, subject())).await
 }
 
 #[cfg(test)]

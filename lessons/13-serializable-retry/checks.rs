@@ -3,14 +3,12 @@
 
 use serializable_retry::{Delivery, Handler, Subject, ViolationKind, subject};
 
-use crate::Lesson;
-use crate::probe::{self, Probe};
-use crate::wrong_fix::{Failed, run_tests};
-
-pub const LESSON: Lesson = Lesson {
-    number: "13",
-    probes,
-};
+crate::lesson_checks::lesson!(
+    "13", serializable_retry,
+    rounds: |_| 1,
+    round: Delivery::round,
+    schema(_crate_migrations): [serializable_retry::__private::BASE_MIGRATIONS],
+);
 
 /// As shipped: the transaction at SERIALIZABLE, run once.
 pub fn exercise() -> Subject<impl Handler> {
@@ -20,8 +18,6 @@ pub fn exercise() -> Subject<impl Handler> {
 pub fn solution() -> Subject<impl Handler> {
     subject!(crate::solution_13::authorize)
 }
-
-include!(concat!(env!("OUT_DIR"), "/exercise_tests_13.rs"));
 
 /// The reason the shipped exercise must fail for: a delivery the database aborted for a
 /// conflict, handed back after one attempt. A setup error, a compile error or a timeout is
@@ -35,26 +31,6 @@ crate::breaking::breakable!(
     serializable_retry::scenarios::your_events,
     serializable_retry::scenarios::your_spec
 );
-
-fn probes() -> Vec<Probe> {
-    probe::probes_of(
-        TESTS,
-        CASES,
-        REPEAT,
-        |_| 1,
-        play_on,
-        is_intended,
-        Delivery::round,
-    )
-}
-
-/// The lesson's whole suite, the tests of `exercise-tests.rs`, against `handler` (a wrong fix
-/// from `wrong-fixes/`): the tests that failed.
-pub async fn suite<H: Handler>(handler: H, _crate_migrations: &'static str) -> Vec<Failed> {
-    let subject =
-        || Subject::new([serializable_retry::__private::BASE_MIGRATIONS], handler.clone());
-    run_tests(TESTS, |test| play(test, subject())).await
-}
 
 #[cfg(test)]
 mod tests {

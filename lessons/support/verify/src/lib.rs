@@ -11,6 +11,7 @@ pub mod intended;
 // Each lesson's intended-failure checks live in the lesson's own folder, as `checks.rs`;
 // build.rs declares one module per file (`lesson_NN`) and lists them in `LESSONS`.
 include!(concat!(env!("OUT_DIR"), "/lessons.rs"));
+pub mod lesson_checks;
 pub mod probe;
 pub mod saga;
 pub mod wrong_fix;
