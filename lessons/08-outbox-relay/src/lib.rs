@@ -8,7 +8,8 @@
 //! crate is written once and run against the exercise and the solution:
 //!
 //! - [`Step`], [`publish`], [`ship`]: what the pipeline is given;
-//! - [`scenarios`]: the tests, each a story from chapter 8;
+//! - [`scenarios`]: the tests, each a story from chapter 8, the scripted ones specs (`specs/`),
+//!   listed in `tests.list`, which [`tests!`] turns into the test file;
 //! - [`Violation`]: what a scenario caught, worded to teach;
 //! - [`deliver`]: announcements written and carried through by hand (`cargo workbook deliver 08`);
 //! - [`kafka`] (feature `kafka`): the same pipeline with a Kafka topic for the broker.
@@ -19,6 +20,10 @@ mod judge;
 pub mod kafka;
 mod pipeline;
 pub mod scenarios;
+/// The tests of `tests.list`, as data for the maintainers' checks, and the `tests!` macro.
+pub mod listed {
+    include!(concat!(env!("OUT_DIR"), "/listed.rs"));
+}
 mod subject;
 mod violation;
 mod world;

@@ -5,14 +5,14 @@
 
 use std::collections::HashMap;
 
+use kit::spec::Run;
 use kit::{Interleaving, TestDatabase};
 use kit_kafka::TestTopic;
 
 use super::group::{Ends, Steps, member, message_of};
 use super::on_topic;
 use crate::judge::verdict_on;
-use crate::scenarios::failed::{LOCK_THE_RELAYS_WRITES, RELAY_CRASH_ORDER, relay_crash};
-use crate::scenarios::{orders, prepare, relay_until_empty};
+use crate::scenarios::{FEED, SHIPPED, orders, prepare, relay_until_empty, reports};
 use crate::world::{RowFate, World};
 use crate::{Delivery, Handler, Subject, Violation};
 
@@ -32,25 +32,26 @@ pub async fn relay_restarts_and_publishes_again<H: Handler>(
     );
     // ANCHOR_END: relay_restarts
     let setup = || Violation::setup(during);
-    let (db, world, topic) = stage(&subject, during, 2).await?;
+    // The crash of the table broker's relay-crash spec, played against relays that publish to
+    // the topic: its setup writes the two rows.
+    let (db, world, topic) = stage(&subject, during, 0).await?;
     let relays = Subject {
         handler: on_topic(subject.handler.clone(), topic.clone()),
         schema: subject.schema.clone(),
     };
-    let script = relay_crash(&relays.handler, LOCK_THE_RELAYS_WRITES);
-    let (mut interleaving, ran) = kit::play(
-        &db,
-        script,
-        RELAY_CRASH_ORDER,
-        kit::describe_outcome,
+    let (spec, permutation, _) = SHIPPED.test(
+        "relay-crash.spec",
+        "rows_published_again_after_a_relay_crash_ship_once",
+    );
+    let run = Run {
+        spec,
+        permutation,
         during,
-    )
-    .await?;
-    // The killed relay's report is not judged, as on the table broker (scenarios/mod.rs).
-    let mut steps: Steps = (ran.outcomes.into_iter())
-        .filter(|(worker, _)| worker != "relay-1")
-        .map(|(_, outcome)| outcome)
-        .collect();
+    };
+    let mut played = run.play(&db, &relays.handler, &FEED).await?;
+    // The killed relay's report is not judged, as on the table broker.
+    let mut steps: Steps = reports(&run, played.delivered.drain(..));
+    let mut interleaving = played.interleaving;
     let pool = db.pool(1).await.map_err(setup())?;
     steps.extend(relay_until_empty(&relays, &pool).await);
     let group = kit_kafka::unique_name("warehouse");

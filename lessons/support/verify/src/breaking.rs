@@ -138,6 +138,7 @@ pub const BREAKABLE: &[Breakable] = &[
     crate::lesson_05::BREAK,
     crate::lesson_06::BREAK,
     crate::lesson_07::BREAK,
+    crate::lesson_08::BREAK,
     crate::lesson_10::BREAK,
     crate::lesson_13::BREAK,
 ];

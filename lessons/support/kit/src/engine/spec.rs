@@ -727,7 +727,7 @@ enum Expected {
 pub mod played;
 mod script;
 mod shipped;
-pub use played::{Feed, Run};
+pub use played::{Feed, Hidden, Played, Run};
 pub use shipped::Shipped;
 
 #[cfg(test)]

@@ -40,6 +40,18 @@ async fn each_lessons_own_race_specs_expose_its_race() {
             include_str!("../../../../07-at-least-once/specs/failed.spec"),
         ),
         (
+            "08",
+            include_str!("../../../../08-outbox-relay/specs/late-commit.spec"),
+        ),
+        (
+            "08",
+            include_str!("../../../../08-outbox-relay/specs/relay-crash.spec"),
+        ),
+        (
+            "08",
+            include_str!("../../../../08-outbox-relay/specs/consumers.spec"),
+        ),
+        (
             "10",
             include_str!("../../../../10-compensation/specs/duplicate.spec"),
         ),
@@ -87,6 +99,11 @@ async fn a_harmless_schedule_is_refused_with_its_reason() {
             "07",
             include_str!("../../../../07-at-least-once/specs/your-turn.spec"),
             "worker-2: <done> Polled { handled: 1 }",
+        ),
+        (
+            "08",
+            include_str!("../../../../08-outbox-relay/specs/your-turn.spec"),
+            "relay-2: <done> Relayed(0)",
         ),
         (
             "10",

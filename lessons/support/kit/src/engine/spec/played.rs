@@ -63,6 +63,29 @@ impl<D: Copy> Run<'_, D> {
         H: Handler<E, Output = Result<T, X>>,
         K: Explain<D>,
     {
+        self.set_up(db).await?;
+        self.play_set_up(db, handler, feed).await
+    }
+
+    /// Runs the spec's setup on `db`, for a lesson that has more to do between the setup and
+    /// the steps (lesson 08 publishes what the setup wrote to the outbox before its consumers
+    /// race); [`Run::play_set_up`] then plays the steps.
+    pub async fn set_up<K: Explain<D>>(&self, db: &TestDatabase) -> Result<(), Violation<K, D>> {
+        (self.spec.set_up(db).await).map_err(Violation::setup(self.during))
+    }
+
+    /// Plays the permutation's steps on `db`, whose setup has run ([`Run::set_up`]).
+    pub async fn play_set_up<E, H, T, X, K>(
+        &self,
+        db: &TestDatabase,
+        handler: &H,
+        feed: &Feed<E, T, X>,
+    ) -> Result<Played<E, T, X>, Violation<K, D>>
+    where
+        E: Clone + Send + 'static,
+        H: Handler<E, Output = Result<T, X>>,
+        K: Explain<D>,
+    {
         play(db, self.spec, self.permutation, handler, feed, self.during).await
     }
 }
@@ -110,8 +133,8 @@ impl<E, T, X> Played<E, T, X> {
     }
 }
 
-/// Plays `permutation` of `spec` on `db` (prepared by the lesson) against `handler`: the spec's
-/// setup, then its steps, each delivery's event read as the lesson's by-hand feed reads a line,
+/// Plays `permutation` of `spec` on `db` (prepared by the lesson, the spec's setup run) against
+/// `handler`: its steps, each delivery's event read as the lesson's by-hand feed reads a line,
 /// shown in the trace, its result described, as `feed` says. A spec the lesson cannot read is
 /// the caller's to refuse first; here it is a bug.
 async fn play<E, H, T, X, K, D>(
@@ -140,7 +163,6 @@ where
             .expect("every worker is a delivering session");
         event.clone()
     };
-    (spec.set_up(db).await).map_err(Violation::setup(during))?;
     let script = (spec.script(handler, shown, read)).unwrap_or_else(|e| panic!("{e}"));
     let (interleaving, ran) =
         crate::engine::play::play(db, script, &permutation.order(), describe, during).await?;
