@@ -23,20 +23,6 @@ pub fn solution() -> Subject<impl Handler> {
     subject!(crate::solution_11::create_payment, SOLUTION_DIR)
 }
 
-/// The race tests of the lesson, by their names in `exercise-tests.rs`: what `cargo repeat 11`
-/// runs over and over, counting the shipped exercise caught for the lesson's reason. Not among
-/// them: the killed (half-way, or as it stores its response) and cancelled requests and the
-/// other client's request, which the shipped
-/// exercise passes, and the retry that stops waiting, which it fails for another reason (its
-/// retry, cut short while waiting to pay a second time, answers 500). Those exist for the wrong
-/// fixes; the solution must pass them every run too, which the closing note of the lesson's pull
-/// request measured.
-pub const REPEAT: &[&str] = &[
-    "a_retry_racing_an_uncommitted_first_request_pays_nothing",
-    "another_request_racing_an_uncommitted_first_is_refused",
-    "requests_released_together_pay_once",
-];
-
 /// The reason the shipped exercise must fail for: one key, more than one payment, when the
 /// requests overlapped. A setup error, a compile error or a timeout is never it.
 pub fn is_intended(kind: &ViolationKind) -> bool {
@@ -48,6 +34,12 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
         }
     )
 }
+
+crate::breaking::breakable!(
+    "11",
+    http_keys::scenarios::your_requests,
+    http_keys::scenarios::your_spec
+);
 
 #[cfg(test)]
 mod tests {
@@ -102,15 +94,11 @@ mod tests {
         }
     }
 
-    /// A crash or an abandoned request cannot tell the broken handler from the fix (its payment
-    /// and its key commit in one transaction), nor can a client that chose another client's
-    /// key, nor a key's expiry.
+    /// A client that chose another client's key cannot tell the broken handler from the fix,
+    /// nor can a key's expiry. (Nor can a crash or an abandoned request, since its payment and
+    /// its key commit in one transaction: the specs' `expect exercise holds` say so.)
     #[tokio::test]
     async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
-        scenarios::killed_half_way_then_retried(super::exercise()).await?;
-        scenarios::killed_storing_its_response_then_retried(super::exercise()).await?;
-        scenarios::cancelled_half_way_then_retried(super::exercise()).await?;
-        scenarios::abandoned_half_way_then_retried(super::exercise()).await?;
         scenarios::forgotten_after_its_window(super::exercise()).await?;
         scenarios::another_client_sends_the_same_key(super::exercise()).await?;
         scenarios::another_client_does_not_wait(super::exercise()).await

@@ -11,7 +11,9 @@
 //! - [`PaymentRequest`] and [`Reply`]: what a handler receives and what it replies;
 //! - [`Payment`]: the effect, which the handler creates and shows, and which knows of no key;
 //! - [`server`]: the API in front of the handler, and what it refuses before the handler runs;
-//! - [`scenarios`]: the tests, each a story from chapter 11, over HTTP with a real client;
+//! - [`scenarios`]: the tests, each a story from chapter 11, over HTTP with a real client, the
+//!   scripted ones specs (`specs/`), listed in `tests.list`, which [`tests!`] turns into the test
+//!   file;
 //! - [`Violation`]: what a scenario caught, worded to teach.
 
 pub mod by_hand;
@@ -23,6 +25,10 @@ mod payment;
 mod problem;
 mod request;
 mod resource;
+/// The tests of `tests.list`, as data for the maintainers' checks, and the `tests!` macro.
+pub mod listed {
+    include!(concat!(env!("OUT_DIR"), "/listed.rs"));
+}
 pub mod scenarios;
 pub mod serve;
 pub mod server;

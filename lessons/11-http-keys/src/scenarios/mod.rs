@@ -1,26 +1,19 @@
 //! Lesson 11's tests, each a story from chapter 11. Every scenario takes the subject (a handler
 //! and its schema), builds a fresh database, starts the API in front of the handler, sends its
 //! requests with a real HTTP client, and judges what came back and what payments the client has.
+//! The scripted ones are specs (`specs/`, played by `specs.rs`).
 
 mod barrier;
 mod expired;
-mod failed;
-mod forced;
 mod neighbours;
 mod sequential;
+mod specs;
 
 pub use barrier::{barrier, barrier_rounds};
 pub use expired::forgotten_after_its_window;
-pub use failed::{
-    abandoned_half_way_then_retried, cancelled_half_way_then_retried, killed_half_way_then_retried,
-    killed_storing_its_response_then_retried,
-};
-pub use forced::{
-    another_request_races_an_uncommitted_first, retry_races_an_uncommitted_first,
-    retry_stops_waiting_for_the_first,
-};
 pub use neighbours::{another_client_does_not_wait, another_client_sends_the_same_key};
 pub use sequential::{key_sent_again_with_another_request, retried_after_a_refund};
+pub use specs::{FEED, SHIPPED, spec_test, your_requests, your_spec};
 
 use kit::{Interleaving, TestDatabase};
 use sqlx::PgPool;
@@ -86,4 +79,19 @@ async fn judge(
         interleaving.trace().clone()
     });
     verdict(client, &rows, sent, overlapped).map_err(Violation::caught(during, trace.as_ref()))
+}
+
+/// Each request's answer with the request, in the order `calls` lists the sessions that sent
+/// them (a session with no answer, abandoned or failed, is left out).
+fn sent_by(
+    outcomes: kit::Outcomes<Result<crate::Answer, crate::ServerError>>,
+    calls: &[&(String, Call)],
+) -> Vec<Sent> {
+    (calls.iter())
+        .filter_map(|(worker, call)| {
+            (outcomes.iter())
+                .find(|(name, _)| name == worker)
+                .map(|(_, outcome)| Sent::new(call, outcome.clone()))
+        })
+        .collect()
 }

@@ -1,9 +1,12 @@
 use kit::{Common, Script};
 
-use super::forced::{LOCK_ACME, sent_by};
-use super::{AMOUNT, CLIENT, KEY, judge, payment, prepare, send_each, shown};
+use super::{AMOUNT, CLIENT, KEY, judge, payment, prepare, send_each, sent_by, shown};
 use crate::http::describe;
 use crate::{Call, Delivery, Handler, Http, Subject, Violation, ViolationKind};
+
+/// The holder's lock on acme's row: a request of acme's stops as it charges acme, with whatever
+/// it did before (its claim on the key, say) done and not committed.
+const LOCK_ACME: &str = "BEGIN; SELECT 1 FROM clients WHERE id = 'acme' FOR UPDATE";
 
 /// The second client of the scenario, which happens to choose the same key.
 const OTHER_CLIENT: &str = "globex";
@@ -56,7 +59,8 @@ pub async fn another_client_does_not_wait<H: Handler>(
     let permutation = "lock first theirs commit";
     let (mut interleaving, ran) = kit::play(&db, script, permutation, describe, during).await?;
     let waited = ran.waited("api-2");
-    let sent = sent_by(ran.outcomes, &[("api-1", &ours), ("api-2", &theirs)]);
+    let calls = [("api-1".to_string(), ours), ("api-2".to_string(), theirs)];
+    let sent = sent_by(ran.outcomes, &calls.iter().collect::<Vec<_>>());
     let (ours, theirs): (Vec<_>, Vec<_>) = sent.into_iter().partition(|s| s.call.client == CLIENT);
     judge(
         &payments,

@@ -56,6 +56,14 @@ async fn each_lessons_own_race_specs_expose_its_race() {
             include_str!("../../../../10-compensation/specs/duplicate.spec"),
         ),
         (
+            "11",
+            include_str!("../../../../11-http-keys/specs/retry.spec"),
+        ),
+        (
+            "11",
+            include_str!("../../../../11-http-keys/specs/another-request.spec"),
+        ),
+        (
             "10",
             include_str!("../../../../10-compensation/specs/contradicting.spec"),
         ),
@@ -109,6 +117,11 @@ async fn a_harmless_schedule_is_refused_with_its_reason() {
             "10",
             include_str!("../../../../10-compensation/specs/your-turn.spec"),
             "worker-2: <done> AlreadySettled",
+        ),
+        (
+            "11",
+            include_str!("../../../../11-http-keys/specs/your-turn.spec"),
+            "api-2: <done> 201 (replayed)",
         ),
         (
             "13",

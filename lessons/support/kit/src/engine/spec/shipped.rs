@@ -193,6 +193,26 @@ macro_rules! lesson_specs {
             $crate::spec::Feed::new(|json| $read(json).map_err(|e| e.to_string()), $shown)
                 $(.describing($describe))?;
 
+        $crate::lesson_specs!(@shelf check: $check, yours: $yours);
+    };
+    // A handler whose error is not sqlx's (lesson 11's API answers a `ServerError`): its results
+    // described by `describe`.
+    (
+        feed: $event:ty => $outcome:ty | $error:ty, read: $read:expr, shown: $shown:path,
+        describe: $describe:path,
+        check: $check:path,
+        yours: $yours:literal $(,)?
+    ) => {
+        /// How the specs reach the handler (`deliver {JSON}`), and how a trace shows each.
+        pub const FEED: $crate::spec::Feed<$event, $outcome, $error> = $crate::spec::Feed {
+            read: |json| $read(json).map_err(|e| e.to_string()),
+            shown: $shown,
+            describe: $describe,
+        };
+
+        $crate::lesson_specs!(@shelf check: $check, yours: $yours);
+    };
+    (@shelf check: $check:path, yours: $yours:literal) => {
         /// The lesson's specs, parsed once, each checked as a student's would be.
         pub static SHIPPED: ::std::sync::LazyLock<$crate::spec::Shipped> =
             ::std::sync::LazyLock::new(|| {

@@ -1,0 +1,119 @@
+//! The lesson's scripted races and faults are data, `specs/*.spec`, and this is how every one of
+//! them is played, a student's own included (`cargo workbook break 11`): a fresh database with
+//! the API in front of the handler for each request; the spec's setup; the sessions in its order
+//! (the kit's engine), each request sent over HTTP; then the rule (`judge.rs`) judges acme's
+//! payments and every answer its client acted on.
+
+use kit::Fault;
+use kit::spec::{Action, Run, Spec, SpecError};
+
+use super::{CLIENT, judge, prepare, send_each, sent_by, shown};
+use crate::http::describe;
+use crate::{Call, Delivery, Handler, Http, Subject, Violation};
+
+kit::lesson_specs!(
+    feed: Call => crate::Answer | crate::ServerError, read: crate::by_hand::parse, shown: shown,
+    describe: describe,
+    check: your_requests,
+    yours: "acme's requests were sent in the order your spec gives (a scripted interleaving)",
+);
+
+/// The requests a spec sends, as `deliver 11` reads a line. The rule judges acme's payment
+/// under one key, so every request is acme's.
+pub fn your_requests(spec: &Spec) -> Result<Vec<Call>, SpecError> {
+    let requests = spec.events("lesson 11", FEED.read)?;
+    match (requests.iter()).position(|call| call.client != CLIENT) {
+        None => Ok(requests),
+        Some(at) => Err(SpecError {
+            line: spec.deliveries()[at].1,
+            message: format!(
+                "the request is {}'s: lesson 11's rule judges acme's payment under one key, so \
+                 every request is acme's",
+                requests[at].client
+            ),
+        }),
+    }
+}
+
+// ANCHOR: play
+/// Plays `permutation` of `spec` against `subject`, then judges acme's payments by the answers
+/// its client acted on:
+/// - a request killed, or cancelled, while it waited on no other request failed on its own: its
+///   client sends it again (the spec's next request), and only that one's answer counts; the
+///   failed request must not have answered as if it had succeeded (a 409, "come back later", is
+///   fine, since the retry made the payment);
+/// - otherwise the requests overlapped, and every answer counts; a request whose wait on another
+///   one was cut short is told to come back, and once every step has finished its client does.
+async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result<(), Violation> {
+    let (during, spec) = (run.during, run.spec);
+    let calls: Vec<(String, Call)> = (spec.deliveries().into_iter())
+        .map(|(session, line, json)| {
+            let call = (FEED.read)(json).unwrap_or_else(|e| panic!("line {line}: {e}"));
+            (session.to_string(), call)
+        })
+        .collect();
+    let (db, payments) = prepare(&subject, during).await?;
+    run.set_up(&db).await?;
+    let http = Http(subject.handler.clone());
+    let script = (spec.script(&http, FEED.shown, FEED.read)).unwrap_or_else(|e| panic!("{e}"));
+    let order = run.permutation.order();
+    let (mut interleaving, ran) = kit::play(&db, script, &order, describe, during).await?;
+    let is_a_request = |session: &String| calls.iter().any(|(s, _)| s == session);
+    match failed(&run) {
+        Some((worker, fault))
+            if !ran
+                .waited_on_when_cancelled(worker)
+                .iter()
+                .any(is_a_request) =>
+        {
+            let (kept, hidden) = ran.apart_from_failed(worker);
+            let retries: Vec<_> = (calls.iter()).filter(|(s, _)| s != worker).collect();
+            let sent = sent_by(kept, &retries);
+            judge(
+                &payments,
+                CLIENT,
+                &sent,
+                during,
+                false,
+                Some(&mut interleaving),
+            )
+            .await?;
+            let hidden = hidden.filter(|answer| answer.status != 409).map(Box::new);
+            Violation::unless_failure_hidden(hidden, fault, during, interleaving.trace())
+        }
+        cut_short => {
+            let mut sent = sent_by(ran.outcomes, &calls.iter().collect::<Vec<_>>());
+            if let Some((worker, _)) = cut_short {
+                let (_, call) = (calls.iter().find(|(s, _)| s == worker)).expect("a request");
+                let pool = db.pool(1).await.map_err(Violation::setup(during))?;
+                let later = send_each(&subject, &pool, std::slice::from_ref(call)).await;
+                for again in &later {
+                    let answer = describe(&again.outcome);
+                    interleaving.note(format!("{} sent it again: {answer}", call.client));
+                }
+                sent.extend(later);
+            }
+            judge(
+                &payments,
+                CLIENT,
+                &sent,
+                during,
+                true,
+                Some(&mut interleaving),
+            )
+            .await?;
+            kit::passing_trace(interleaving.trace());
+            Ok(())
+        }
+    }
+}
+// ANCHOR_END: play
+
+/// The request the permutation kills or cancels, if it does, and how.
+fn failed<'a>(run: &Run<'a, Delivery>) -> Option<(&'a str, Fault)> {
+    (run.permutation.steps.iter()).find_map(|step| match &run.spec.step(step)?.1.action {
+        Action::Kill(worker) => Some((worker.as_str(), Fault::Killed)),
+        Action::Cancel(worker) => Some((worker.as_str(), Fault::Cancelled)),
+        _ => None,
+    })
+}
