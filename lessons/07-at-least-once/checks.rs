@@ -31,7 +31,7 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
 
 crate::breaking::breakable!(
     "07",
-    at_least_once::scenarios::your_polls,
+    at_least_once::scenarios::delivered,
     at_least_once::scenarios::your_spec
 );
 

@@ -29,7 +29,7 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
 
 crate::breaking::breakable!(
     "08",
-    outbox_relay::scenarios::your_steps,
+    outbox_relay::scenarios::delivered,
     outbox_relay::scenarios::your_spec
 );
 

@@ -15,7 +15,7 @@ pub use grows::the_log_grows_between_polls;
 pub use other_group::another_group_is_not_held_up;
 pub use sequential::consumed_once;
 pub use soak::{QUICK, SOAK, Soak, SoakReport, soak, soak_test};
-pub use specs::{SHIPPED, spec_test, your_polls, your_spec};
+pub use specs::{SHIPPED, delivered, spec_test, your_spec};
 
 use kit::{TestDatabase, Trace};
 use sqlx::PgPool;

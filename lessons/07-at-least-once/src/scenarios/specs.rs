@@ -5,22 +5,16 @@
 //! (`judge.rs`) holds the orders to the model: every event of the log handled exactly once, in
 //! the log's order.
 
-use kit::spec::{Run, Spec, SpecError};
+use kit::spec::Run;
 
 use super::{GROUP, catch_up_then_verdict, order_ids, prepare, shown};
 use crate::{Delivery, Handler, Poll, Polled, Subject, Violation};
 
 kit::lesson_specs!(
     feed: Poll => Polled, read: read_poll, shown: shown,
-    check: your_polls,
+    check: delivered,
     yours: "the consumers polled in the order your spec gives (a scripted interleaving)",
 );
-
-/// The polls a spec delivers. The rule judges the group the lesson's consumers belong to, so
-/// every poll is for it.
-pub fn your_polls(spec: &Spec) -> Result<Vec<Poll>, SpecError> {
-    spec.events("lesson 07", FEED.read)
-}
 
 /// A poll, as a spec delivers it: `{"group": "saga", "max": N}`.
 fn read_poll(json: &str) -> Result<Poll, String> {
@@ -42,7 +36,7 @@ fn read_poll(json: &str) -> Result<Poll, String> {
 /// moved is the one a restarted consumer trusts.
 async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result<(), Violation> {
     let during = run.during;
-    let first = your_polls(run.spec).unwrap_or_else(|e| panic!("checked before playing: {e}"));
+    let first = delivered(run.spec).unwrap_or_else(|e| panic!("checked before playing: {e}"));
     let orders = order_ids(2);
     let (db, log) = prepare(&subject, during, &orders).await?;
     let mut played = run.play(&db, &subject.handler, &FEED).await?;

@@ -17,7 +17,7 @@ pub use restored::producer_restored_from_a_backup;
 pub use sequential::relayed_and_consumed_once;
 #[cfg(feature = "kafka")]
 pub(crate) use specs::reports;
-pub use specs::{FEED, SHIPPED, spec_test, your_spec, your_steps};
+pub use specs::{FEED, SHIPPED, delivered, spec_test, your_spec};
 
 use kit::TestDatabase;
 use sqlx::PgPool;

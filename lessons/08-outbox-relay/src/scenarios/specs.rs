@@ -6,7 +6,7 @@
 //! once.
 
 use kit::Fault;
-use kit::spec::{Hidden, Run, Spec, SpecError};
+use kit::spec::{Hidden, Run};
 use serde::Deserialize;
 
 use super::{consume_all, prepare, relay_until_empty, shown};
@@ -16,14 +16,9 @@ use crate::{Delivery, Done, Handler, Message, Relay, Step, Subject, Violation};
 
 kit::lesson_specs!(
     feed: Step => Done, read: read_step, shown: shown,
-    check: your_steps,
+    check: delivered,
     yours: "the relays and consumers ran in the order your spec gives (a scripted interleaving)",
 );
-
-/// The steps a spec delivers: relays' passes and messages for the consumer.
-pub fn your_steps(spec: &Spec) -> Result<Vec<Step>, SpecError> {
-    spec.events("lesson 08", FEED.read)
-}
 
 /// A step, as a spec writes it.
 #[derive(Deserialize)]
@@ -70,9 +65,9 @@ fn read_step(json: &str) -> Result<Step, String> {
 /// fault ended must have reported the failure.
 async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result<(), Violation> {
     let during = run.during;
-    let delivered = your_steps(run.spec).unwrap_or_else(|e| panic!("checked before playing: {e}"));
-    let consumes = (delivered.iter()).any(|step| matches!(step, Step::Consume(_)));
-    let relays = (delivered.iter()).any(|step| matches!(step, Step::Relay(_)));
+    let given = delivered(run.spec).unwrap_or_else(|e| panic!("checked before playing: {e}"));
+    let consumes = (given.iter()).any(|step| matches!(step, Step::Consume(_)));
+    let relays = (given.iter()).any(|step| matches!(step, Step::Relay(_)));
     let (db, world) = prepare(&subject, during).await?;
     let pool = db.pool(1).await.map_err(Violation::setup(during))?;
     run.set_up(&db).await?;

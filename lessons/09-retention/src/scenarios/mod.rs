@@ -19,7 +19,7 @@ pub use horizon::{
 };
 pub use midnight::a_copy_after_midnight_is_recognised;
 pub use sequential::a_copy_after_a_prune_is_recognised;
-pub use specs::{SHIPPED, spec_test, your_prunes, your_spec};
+pub use specs::{SHIPPED, delivered, spec_test, your_spec};
 
 use chrono::{DateTime, TimeDelta, TimeZone, Utc};
 use kit::{Common, TestDatabase};

@@ -6,7 +6,7 @@
 
 use chrono::TimeDelta;
 use kit::Common;
-use kit::spec::{Run, Spec, SpecError};
+use kit::spec::Run;
 
 use super::{failed, prepare, shown, t0};
 use crate::by_hand::Line;
@@ -15,7 +15,7 @@ use crate::{Delivery, Handler, Prune, Pruned, Subject, Violation, ViolationKind}
 
 kit::lesson_specs!(
     feed: Prune => Pruned, read: read_prune, shown: shown,
-    check: your_prunes,
+    check: delivered,
     yours: "the prunes ran in the order your spec gives (a scripted interleaving)",
 );
 
@@ -27,11 +27,6 @@ fn read_prune(json: &str) -> Result<Prune, String> {
             Err("a spec's deliveries are runs of the prune, {\"prune_at\": …}".into())
         }
     }
-}
-
-/// The prunes a spec runs: every delivery is one, read as `deliver 09` reads it.
-pub fn your_prunes(spec: &Spec) -> Result<Vec<Prune>, SpecError> {
-    spec.events("lesson 09", FEED.read)
 }
 
 // ANCHOR: play

@@ -728,7 +728,7 @@ pub mod played;
 mod script;
 mod shipped;
 pub use played::{Feed, Hidden, Played, Run};
-pub use shipped::Shipped;
+pub use shipped::{Shipped, lesson_named};
 
 #[cfg(test)]
 mod tests;

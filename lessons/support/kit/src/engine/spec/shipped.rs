@@ -169,6 +169,12 @@ impl Spec {
     }
 }
 
+/// "lesson 07", for a lesson's folder (`lessons/07-at-least-once`), as a refusal names it.
+pub fn lesson_named(folder: &str) -> String {
+    let name = folder.rsplit('/').next().unwrap_or(folder);
+    format!("lesson {}", name.get(..2).unwrap_or(name))
+}
+
 /// A lesson's shelf of specs and its two ways into them, written once for every lesson on the
 /// engine: `FEED` (how a spec's deliveries reach the handler: each `deliver {JSON}` read by
 /// `read`, as the lesson's by-hand feed reads a line, shown in a trace by `shown`, its result
@@ -185,7 +191,7 @@ macro_rules! lesson_specs {
     (
         feed: $event:ty => $outcome:ty, read: $read:expr, shown: $shown:path
         $(, describe: $describe:path)?,
-        check: $check:path,
+        check: $check:ident,
         yours: $yours:literal $(,)?
     ) => {
         /// How the specs reach the handler (`deliver {JSON}`), and how a trace shows each.
@@ -193,6 +199,7 @@ macro_rules! lesson_specs {
             $crate::spec::Feed::new(|json| $read(json).map_err(|e| e.to_string()), $shown)
                 $(.describing($describe))?;
 
+        $crate::lesson_specs!(@check $event, $check);
         $crate::lesson_specs!(@shelf check: $check, yours: $yours);
     };
     // A handler whose error is not sqlx's (lesson 11's API answers a `ServerError`): its results
@@ -200,7 +207,7 @@ macro_rules! lesson_specs {
     (
         feed: $event:ty => $outcome:ty | $error:ty, read: $read:expr, shown: $shown:path,
         describe: $describe:path,
-        check: $check:path,
+        check: $check:ident,
         yours: $yours:literal $(,)?
     ) => {
         /// How the specs reach the handler (`deliver {JSON}`), and how a trace shows each.
@@ -210,8 +217,21 @@ macro_rules! lesson_specs {
             describe: $describe,
         };
 
+        $crate::lesson_specs!(@check $event, $check);
         $crate::lesson_specs!(@shelf check: $check, yours: $yours);
     };
+    // `check: delivered`: a lesson whose rule can judge whatever a spec delivers, so long as the
+    // lesson can read it (`FEED.read`), gets that check written here.
+    (@check $event:ty, delivered) => {
+        /// What a spec delivers, each `deliver {JSON}` read by `FEED.read`: the check of a lesson
+        /// whose rule judges whatever its handler can be handed.
+        pub fn delivered(
+            spec: &$crate::spec::Spec,
+        ) -> Result<Vec<$event>, $crate::spec::SpecError> {
+            spec.events(&$crate::spec::lesson_named(env!("WORKBOOK_LESSON")), FEED.read)
+        }
+    };
+    (@check $event:ty, $check:ident) => {};
     (@shelf check: $check:path, yours: $yours:literal) => {
         /// The lesson's specs, parsed once, each checked as a student's would be.
         pub static SHIPPED: ::std::sync::LazyLock<$crate::spec::Shipped> =
