@@ -1,14 +1,8 @@
 use std::fmt;
 
-use kit::{Common, Explain, FailureCause, Speaks, Topic, Words, see};
+use kit::{Common, Explain, FailureCause, Speaks, Topic, Words};
 
-/// What a scenario caught, and how the event was delivered when it did. Its `Display` (and its
-/// `Debug`, which is what a failing test prints) is the teaching message: what happened, why it
-/// is wrong, and where the book explains it.
-pub type Violation = kit::Violation<ViolationKind, Delivery>;
-
-/// Lesson 01's chapter, for [`see`].
-const LESSON: &str = "01";
+kit::violations!(chapter "01");
 
 #[derive(Debug)]
 pub enum ViolationKind {
@@ -154,7 +148,6 @@ impl Explain<Delivery> for ViolationKind {
     kit::common_kinds!(crate::Outcome);
 
     fn explain(&self, during: &Delivery, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let see = |section| see(LESSON, section);
         match self {
             ViolationKind::CreditedMoreThanOnce { credits } => write!(
                 f,

@@ -6,17 +6,7 @@ use crate::Polled;
 
 pub use kit::FailureCause;
 
-/// What a scenario caught, and how the log was consumed when it did. Its `Display` (and its
-/// `Debug`, which is what a failing test prints) is the teaching message: what happened, why it
-/// is wrong, and where the book explains it.
-pub type Violation = kit::Violation<ViolationKind, Delivery>;
-
-/// Lesson 07's chapter, for [`see`].
-const LESSON: &str = "07";
-
-fn see(section: &str) -> String {
-    kit::see(LESSON, section)
-}
+kit::violations!(chapter "07");
 
 #[derive(Debug)]
 pub enum ViolationKind {

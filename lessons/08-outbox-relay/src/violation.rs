@@ -4,17 +4,7 @@ use kit::{Common, Explain, Speaks, Topic, Words};
 
 pub use kit::FailureCause;
 
-/// What a scenario caught, and how the pipeline ran when it did. Its `Display` (and its
-/// `Debug`, which is what a failing test prints) is the teaching message: what happened, why it
-/// is wrong, and where the book explains it.
-pub type Violation = kit::Violation<ViolationKind, Delivery>;
-
-/// Lesson 08's chapter, for [`see`].
-const LESSON: &str = "08";
-
-fn see(section: &str) -> String {
-    kit::see(LESSON, section)
-}
+kit::violations!(chapter "08");
 
 #[derive(Debug)]
 pub enum ViolationKind {

@@ -16,17 +16,7 @@ pub struct Forgotten {
     pub again: String,
 }
 
-/// What a scenario caught, and how the events and the prunes ran when it did. Its `Display`
-/// (and its `Debug`, which is what a failing test prints) is the teaching message: what
-/// happened, why it is wrong, and where the book explains it.
-pub type Violation = kit::Violation<ViolationKind, Delivery>;
-
-/// Lesson 09's chapter, for [`see`].
-const LESSON: &str = "09";
-
-fn see(section: &str) -> String {
-    kit::see(LESSON, section)
-}
+kit::violations!(chapter "09");
 
 #[derive(Debug)]
 pub enum ViolationKind {

@@ -6,17 +6,7 @@ use crate::Outcome;
 
 pub use kit::{Delivery, FailureCause};
 
-/// What a scenario caught, and how the events were delivered when it did. Its `Display` (and
-/// its `Debug`, which is what a failing test prints) is the teaching message: what happened,
-/// why it is wrong, and where the book explains it.
-pub type Violation = kit::Violation<ViolationKind, Delivery>;
-
-/// Lesson 10's chapter, for [`see`].
-const LESSON: &str = "10";
-
-fn see(section: &str) -> String {
-    kit::see(LESSON, section)
-}
+kit::violations!(chapter "10");
 
 #[derive(Debug)]
 pub enum ViolationKind {

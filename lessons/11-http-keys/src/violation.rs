@@ -8,17 +8,7 @@ use crate::Answer;
 
 pub use kit::{Delivery, FailureCause};
 
-/// What a scenario caught, and how the requests were sent when it did. Its `Display` (and its
-/// `Debug`, which is what a failing test prints) is the teaching message: what happened, why it
-/// is wrong, and where the book explains it.
-pub type Violation = kit::Violation<ViolationKind, Delivery>;
-
-/// Lesson 11's chapter, for [`see`].
-const LESSON: &str = "11";
-
-fn see(section: &str) -> String {
-    kit::see(LESSON, section)
-}
+kit::violations!(chapter "11");
 
 /// A key's row that the expiry job left, though it ran past the key's window.
 #[derive(Debug)]

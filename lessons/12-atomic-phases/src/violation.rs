@@ -8,13 +8,7 @@ use kit::{Common, Explain, Speaks, Topic, Words};
 
 pub use kit::{Delivery, FailureCause};
 
-pub type Violation = kit::Violation<ViolationKind, Delivery>;
-
-const LESSON: &str = "12";
-
-fn see(section: &str) -> String {
-    kit::see(LESSON, section)
-}
+kit::violations!(chapter "12");
 
 #[derive(Debug)]
 pub enum ViolationKind {

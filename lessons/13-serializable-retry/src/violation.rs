@@ -6,17 +6,7 @@ use crate::Handled;
 
 pub use kit::{Delivery, FailureCause};
 
-/// What a scenario caught, and how the authorizations were delivered when it did. Its
-/// `Display` (and its `Debug`, which is what a failing test prints) is the teaching message:
-/// what happened, why it is wrong, and where the book explains it.
-pub type Violation = kit::Violation<ViolationKind, Delivery>;
-
-/// Lesson 13's chapter, for [`see`].
-const LESSON: &str = "13";
-
-fn see(section: &str) -> String {
-    kit::see(LESSON, section)
-}
+kit::violations!(chapter "13");
 
 /// The most attempts the tests accept from one delivery. A retry needs a bound: the reason a
 /// transaction keeps failing may last (a row everyone writes, a bug), and a loop without one

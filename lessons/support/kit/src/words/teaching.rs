@@ -163,6 +163,24 @@ pub fn left_behind(what: &str) -> String {
     )
 }
 
+/// What every lesson's `violation.rs` opens with, written once: `kit::violations!(chapter "08")`
+/// writes its `Violation` (a `ViolationKind` of the lesson's, told for its `Delivery`, both
+/// named where the macro is called) and `see`, where the lesson's chapter explains a section.
+#[macro_export]
+macro_rules! violations {
+    (chapter $number:literal) => {
+        /// What a scenario caught, and how its deliveries ran when it did. Its `Display` (and
+        /// its `Debug`, which is what a failing test prints) is the teaching message: what
+        /// happened, why it is wrong, and where the book explains it.
+        pub type Violation = $crate::Violation<ViolationKind, Delivery>;
+
+        /// Where this lesson's chapter explains `section`, as a message's last line cites it.
+        fn see(section: &str) -> String {
+            $crate::see($number, section)
+        }
+    };
+}
+
 /// `See chapter 2 of the book (book/src/02-on-conflict.md), "The insert is the decision";
 /// `cargo workbook hint 02` has hints.` The chapter comes from the catalog, by lesson number.
 pub fn see(lesson: &str, section: &str) -> String {
