@@ -59,53 +59,50 @@ async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result
     let order = run.permutation.order();
     let (mut interleaving, ran) = kit::play(&db, script, &order, describe, during).await?;
     let is_a_request = |session: &String| calls.iter().any(|(s, _)| s == session);
-    match failed(&run) {
-        Some((worker, fault))
-            if !ran
+    // A fault that reached a request waiting on another request cut its wait short; any other
+    // ended the request on its own.
+    let (on_its_own, cut_short) = match failed(&run) {
+        Some((worker, _))
+            if ran
                 .waited_on_when_cancelled(worker)
                 .iter()
                 .any(is_a_request) =>
         {
-            let (kept, hidden) = ran.apart_from_failed(worker);
-            let retries: Vec<_> = (calls.iter()).filter(|(s, _)| s != worker).collect();
-            let sent = sent_by(kept, &retries);
-            judge(
-                &payments,
-                CLIENT,
-                &sent,
-                during,
-                false,
-                Some(&mut interleaving),
-            )
-            .await?;
-            let hidden = hidden.filter(|answer| answer.status != 409).map(Box::new);
-            Violation::unless_failure_hidden(hidden, fault, during, interleaving.trace())
+            (None, Some(worker))
         }
-        cut_short => {
-            let mut sent = sent_by(ran.outcomes, &calls.iter().collect::<Vec<_>>());
-            if let Some((worker, _)) = cut_short {
-                let (_, call) = (calls.iter().find(|(s, _)| s == worker)).expect("a request");
-                let pool = db.pool(1).await.map_err(Violation::setup(during))?;
-                let later = send_each(&subject, &pool, std::slice::from_ref(call)).await;
-                for again in &later {
-                    let answer = describe(&again.outcome);
-                    interleaving.note(format!("{} sent it again: {answer}", call.client));
-                }
-                sent.extend(later);
-            }
-            judge(
-                &payments,
-                CLIENT,
-                &sent,
-                during,
-                true,
-                Some(&mut interleaving),
-            )
-            .await?;
-            kit::passing_trace(interleaving.trace());
-            Ok(())
-        }
+        failed => (failed, None),
+    };
+    if let Some((worker, fault)) = on_its_own {
+        let (kept, hidden) = ran.apart_from_failed(worker);
+        let retries: Vec<_> = (calls.iter()).filter(|(s, _)| s != worker).collect();
+        let sent = sent_by(kept, &retries);
+        let trace = Some(&mut interleaving);
+        judge(&payments, CLIENT, &sent, during, false, trace).await?;
+        let hidden = hidden.filter(|answer| answer.status != 409).map(Box::new);
+        return Violation::unless_failure_hidden(hidden, fault, during, interleaving.trace());
     }
+    let mut sent = sent_by(ran.outcomes, &calls.iter().collect::<Vec<_>>());
+    if let Some(worker) = cut_short {
+        let (_, call) = (calls.iter().find(|(s, _)| s == worker)).expect("a request");
+        let pool = db.pool(1).await.map_err(Violation::setup(during))?;
+        let later = send_each(&subject, &pool, std::slice::from_ref(call)).await;
+        for again in &later {
+            let answer = describe(&again.outcome);
+            interleaving.note(format!("{} sent it again: {answer}", call.client));
+        }
+        sent.extend(later);
+    }
+    judge(
+        &payments,
+        CLIENT,
+        &sent,
+        during,
+        true,
+        Some(&mut interleaving),
+    )
+    .await?;
+    kit::passing_trace(interleaving.trace());
+    Ok(())
 }
 // ANCHOR_END: play
 
