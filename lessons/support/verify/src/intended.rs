@@ -149,7 +149,7 @@ macro_rules! snapshot {
 
 /// Each spec's `expect` lines are what its test shows, permutation by permutation: against
 /// the shipped exercise and the solution, the kind of violation they name, with their words, or
-/// a rule that holds. `specs` are the permutations the lesson plays (each spec's file and the
+/// a rule that holds (for the solution, checked where every test is played against it). `specs` are the permutations the lesson plays (each spec's file and the
 /// test its permutation names, as its list picks them: lessons that share specs play some of
 /// them each); `play(name, test, side)` plays the test `test` of spec `name`.
 pub async fn specs_show_what_they_expect<K, D, Fut>(
@@ -165,6 +165,11 @@ where
     for &(name, test) in specs {
         let (_, permutation, _) = shipped.test(name, test);
         for expected in &permutation.expect {
+            // `expect solution holds` is what the lesson's `solution_passes_every_test` checks
+            // already, every round: played once there, not again here.
+            if (expected.side, &expected.verdict) == (kit::spec::Side::Solution, &Verdict::Holds) {
+                continue;
+            }
             let result = play(name, test, expected.side).await;
             let showed = match (&expected.verdict, &result) {
                 (Verdict::Holds, Ok(())) => continue,
