@@ -180,8 +180,9 @@ pub fn lesson_named(folder: &str) -> String {
 /// `read`, as the lesson's by-hand feed reads a line, shown in a trace by `shown`, its result
 /// described by `describe` or, by default, as the kit describes what sqlx returns), `SHIPPED`
 /// (every spec in its `specs/` folder but the students' `your-turn.spec`, parsed once, each
-/// checked by `check` as a student's would be; the lesson's build script, `kit/build/lesson.rs`,
-/// lists them), `spec_test` (a shipped permutation, by its test) and `your_spec` (a student's,
+/// checked by `check` as a student's would be, `check: delivered` writing the check of a lesson
+/// that judges whatever it can read; the lesson's build script, `kit/build/lesson.rs`, lists
+/// them), `spec_test` (a shipped permutation, by its test) and `your_spec` (a student's,
 /// told as `yours`). Both are played by the lesson's own `play(subject, run)`, in the module
 /// that calls this.
 // `crate` here is the calling lesson's, on purpose: its Handler, Subject, Violation and Delivery.
