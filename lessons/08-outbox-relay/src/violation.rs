@@ -104,9 +104,7 @@ impl Explain<Delivery> for ViolationKind {
     kit::common_kinds!(crate::Outcome);
 
     fn explain(&self, during: &Delivery, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if !matches!(self, ViolationKind::Common(Common::Setup(_))) {
-            write!(f, "{during}: ")?;
-        }
+        self.open(during, f)?;
         match self {
             ViolationKind::NeverPublished {
                 outbox_id,

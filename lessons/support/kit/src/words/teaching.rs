@@ -29,6 +29,18 @@ pub trait Explain<D>: Sized + Speaks {
     /// lesson's opening (`"{during}: "`; none for a test that could not run).
     fn explain(&self, during: &D, f: &mut fmt::Formatter<'_>) -> fmt::Result;
 
+    /// The message's usual opening, `"{during}: "`: what happened is told after how the
+    /// deliveries ran. A test that could not run goes without it, since nothing was delivered.
+    fn open(&self, during: &D, f: &mut fmt::Formatter<'_>) -> fmt::Result
+    where
+        D: fmt::Display,
+    {
+        match self.as_common() {
+            Some(Common::Setup(_)) => Ok(()),
+            _ => write!(f, "{during}: "),
+        }
+    }
+
     /// The kind for "the test could not run" (no server, a migration that does not apply, …).
     fn setup(error: KitError) -> Self {
         Self::common(Common::Setup(Box::new(error)))
