@@ -454,6 +454,23 @@ impl Interleaving {
     /// it waited on, say): it has either finished, or waits on a session of the scenario that
     /// is still alive. Records the change.
     pub async fn settle<T>(&mut self, worker: &mut Worker<T>) -> Result<(), KitError> {
+        self.settle_saying(worker, true).await
+    }
+
+    /// [`Interleaving::settle`] for a worker the last steps may not have touched: the trace
+    /// says so only if it now waits on other sessions than before.
+    pub(crate) async fn settle_if_changed<T>(
+        &mut self,
+        worker: &mut Worker<T>,
+    ) -> Result<(), KitError> {
+        self.settle_saying(worker, false).await
+    }
+
+    async fn settle_saying<T>(
+        &mut self,
+        worker: &mut Worker<T>,
+        always: bool,
+    ) -> Result<(), KitError> {
         let Some(mut task) = worker.task.take() else {
             return Ok(());
         };
@@ -461,8 +478,10 @@ impl Interleaving {
             .wait_until_waiting_or_finished(&worker.name, &worker.backends, &mut task)
             .await?;
         if let StepState::Waiting { on } = &state {
-            self.trace
-                .step(&worker.name, format!("<now waiting on {}>", on.join(", ")));
+            if always || on != worker.waiting_on() {
+                self.trace
+                    .step(&worker.name, format!("<now waiting on {}>", on.join(", ")));
+            }
             worker.task = Some(task);
         }
         worker.state = state;

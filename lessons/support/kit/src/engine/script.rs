@@ -272,8 +272,9 @@ impl<E: Send + 'static, H: Handler<E>> Script<E, H> {
 
 impl Interleaving {
     /// Plays `script` in the order `permutation` names its steps ("lock first second commit"),
-    /// then waits for every worker still running, in the order they started. `describe` words a
-    /// worker's result for the trace. A permutation that names an unknown step, or one step
+    /// then waits for every worker still running, in the order they started. A delivery starts
+    /// once every worker an earlier step set free has returned or waits again. `describe` words
+    /// a worker's result for the trace. A permutation that names an unknown step, or one step
     /// twice, is a broken scenario, and panics saying so.
     ///
     /// Each worker's pool lives until the script ends, as a consumer's pool outlives one
@@ -340,6 +341,21 @@ impl Interleaving {
                     shown_as,
                     run,
                 } => {
+                    // A delivery starts once what the steps before it set free has settled: a
+                    // worker they released has returned (the trace says so here) or waits
+                    // again, so that nothing it does can happen after the new delivery starts.
+                    let mut at = 0;
+                    while at < workers.len() {
+                        self.settle_if_changed(&mut workers[at].1).await?;
+                        if workers[at].1.was_waiting() {
+                            at += 1;
+                            continue;
+                        }
+                        let (done, returned) = workers.remove(at);
+                        let result = self.finish(returned, &describe).await?;
+                        ran.outcomes.push((done.clone(), result));
+                        finished.push(done);
+                    }
                     let pool = db.pool_named(1, &worker).await?;
                     let started = self.start(&worker, &pool, shown_as, run).await?;
                     pools.push((worker.clone(), pool));

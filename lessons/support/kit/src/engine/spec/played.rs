@@ -13,15 +13,15 @@ use crate::words::fault::Fault;
 use crate::words::teaching::{Explain, Violation};
 
 /// How a lesson's specs reach its handler, written once per lesson: each `deliver {JSON}` read as
-/// the lesson's by-hand feed reads a line, shown in a trace, and what the handler returned
+/// the lesson's by-hand feed reads a line, shown in a trace, and what the handler returned (`O`)
 /// described there.
-pub struct Feed<E, T, X> {
+pub struct Feed<E, O> {
     pub read: fn(&str) -> Result<E, String>,
     pub shown: fn(&E) -> String,
-    pub describe: fn(&Result<T, X>) -> String,
+    pub describe: fn(&O) -> String,
 }
 
-impl<E, T: std::fmt::Debug> Feed<E, T, sqlx::Error> {
+impl<E, T: std::fmt::Debug> Feed<E, Result<T, sqlx::Error>> {
     /// The feed of a handler that returns what sqlx returns: its result described as the kit
     /// describes one (the outcome, or the error by its SQLSTATE).
     pub const fn new(read: fn(&str) -> Result<E, String>, shown: fn(&E) -> String) -> Self {
@@ -33,9 +33,9 @@ impl<E, T: std::fmt::Debug> Feed<E, T, sqlx::Error> {
     }
 }
 
-impl<E, T, X> Feed<E, T, X> {
+impl<E, O> Feed<E, O> {
     /// The same feed, its handler's result described by `describe` instead.
-    pub const fn describing(self, describe: fn(&Result<T, X>) -> String) -> Self {
+    pub const fn describing(self, describe: fn(&O) -> String) -> Self {
         Feed { describe, ..self }
     }
 }
@@ -56,7 +56,7 @@ impl<D: Copy> Run<'_, D> {
         &self,
         db: &TestDatabase,
         handler: &H,
-        feed: &Feed<E, T, X>,
+        feed: &Feed<E, Result<T, X>>,
     ) -> Result<Played<E, T, X>, Violation<K, D>>
     where
         E: Clone + Send + 'static,
@@ -79,7 +79,7 @@ impl<D: Copy> Run<'_, D> {
         &self,
         db: &TestDatabase,
         handler: &H,
-        feed: &Feed<E, T, X>,
+        feed: &Feed<E, Result<T, X>>,
     ) -> Result<Played<E, T, X>, Violation<K, D>>
     where
         E: Clone + Send + 'static,
@@ -142,7 +142,7 @@ async fn play<E, H, T, X, K, D>(
     spec: &Spec,
     permutation: &Permutation,
     handler: &H,
-    feed: &Feed<E, T, X>,
+    feed: &Feed<E, Result<T, X>>,
     during: D,
 ) -> Result<Played<E, T, X>, Violation<K, D>>
 where

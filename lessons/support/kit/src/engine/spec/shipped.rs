@@ -189,6 +189,24 @@ pub fn lesson_named(folder: &str) -> String {
 #[allow(clippy::crate_in_macro_def)]
 #[macro_export]
 macro_rules! lesson_specs {
+    // A handler whose output is not one result (lesson 12's steps are a request, answered, or a
+    // run of the completer): `output` names the whole of it, described by `describe`.
+    (
+        feed: $event:ty => output $output:ty, read: $read:expr, shown: $shown:path,
+        describe: $describe:path,
+        check: $check:ident,
+        yours: $yours:literal $(,)?
+    ) => {
+        /// How the specs reach the handler (`deliver {JSON}`), and how a trace shows each.
+        pub const FEED: $crate::spec::Feed<$event, $output> = $crate::spec::Feed {
+            read: |json| $read(json).map_err(|e| e.to_string()),
+            shown: $shown,
+            describe: $describe,
+        };
+
+        $crate::lesson_specs!(@check $event, $check);
+        $crate::lesson_specs!(@shelf check: $check, yours: $yours);
+    };
     (
         feed: $event:ty => $outcome:ty, read: $read:expr, shown: $shown:path
         $(, describe: $describe:path)?,
@@ -196,7 +214,7 @@ macro_rules! lesson_specs {
         yours: $yours:literal $(,)?
     ) => {
         /// How the specs reach the handler (`deliver {JSON}`), and how a trace shows each.
-        pub const FEED: $crate::spec::Feed<$event, $outcome, $crate::__private::SqlxError> =
+        pub const FEED: $crate::spec::Feed<$event, Result<$outcome, $crate::__private::SqlxError>> =
             $crate::spec::Feed::new(|json| $read(json).map_err(|e| e.to_string()), $shown)
                 $(.describing($describe))?;
 
@@ -211,15 +229,10 @@ macro_rules! lesson_specs {
         check: $check:ident,
         yours: $yours:literal $(,)?
     ) => {
-        /// How the specs reach the handler (`deliver {JSON}`), and how a trace shows each.
-        pub const FEED: $crate::spec::Feed<$event, $outcome, $error> = $crate::spec::Feed {
-            read: |json| $read(json).map_err(|e| e.to_string()),
-            shown: $shown,
-            describe: $describe,
-        };
-
-        $crate::lesson_specs!(@check $event, $check);
-        $crate::lesson_specs!(@shelf check: $check, yours: $yours);
+        $crate::lesson_specs!(
+            feed: $event => output Result<$outcome, $error>, read: $read, shown: $shown,
+            describe: $describe, check: $check, yours: $yours,
+        );
     };
     // `check: delivered`: a lesson whose rule can judge whatever a spec delivers, so long as the
     // lesson can read it (`FEED.read`), gets that check written here.
