@@ -1,15 +1,13 @@
 //! Lesson 12's subjects, fault tests, and the checks of its shipped exercise.
 
-use atomic_phases::{Delivery, Handler, Handlers, Subject, ViolationKind, scenarios, subject};
+use atomic_phases::{Delivery, Handler, Subject, ViolationKind, scenarios, subject};
 
-use crate::Lesson;
-use crate::probe::{self, Probe};
-use crate::wrong_fix::{Failed, run_tests};
-
-pub const LESSON: Lesson = Lesson {
-    number: "12",
-    probes,
-};
+crate::lesson_checks::lesson!(
+    "12", atomic_phases,
+    rounds: scenarios::barrier_rounds,
+    round: Delivery::round,
+    schema(crate_migrations): [atomic_phases::BASE_MIGRATIONS, crate_migrations],
+);
 
 /// The crates' folders, for their migrations: the exercise's as shipped (the runner's copy).
 const EXERCISE_DIR: &str = crate::EXERCISE_12_DIR;
@@ -27,23 +25,15 @@ pub fn solution() -> Subject<impl Handler> {
 
 use crate::{exercise_12, solution_12};
 
-include!(concat!(env!("OUT_DIR"), "/exercise_tests_12.rs"));
-
-/// The fault tests the shipped exercise fails for the lesson's reason, by their names in
-/// `exercise-tests.rs`: what `cargo repeat 12` runs over and over (the barrier charges twice at
-/// once, since every request of its first burst charges and hangs up). Not among them: the zombie,
-/// the failing provider and the completer's lease, which the shipped exercise passes (its work
-/// is one transaction), the two tests of the provider's key, which it passes too (it sends none,
-/// and none of them is a race), and the slow provider, which it fails for another reason (it holds its
-/// connection while it waits).
-pub const REPEAT: &[&str] = &[
-    "a_provider_that_hangs_up_charges_once",
-    "a_request_that_dies_between_phases_is_completed",
-    "retries_released_together_charge_once",
-];
-
 /// The reason the shipped exercise must fail for: a charge its rollback forgot, charged again
-/// by the retry, or left out of our books when nobody retried.
+/// by the retry, or left out of our books when nobody retried. `cargo repeat 12` counts the
+/// tests it fails for it (the list marks them, or their specs expect it): the provider that
+/// hangs up, the request that dies between phases, and the barrier, which charges twice at once,
+/// since every request of its first burst charges and hangs up. Not among them: the zombie, the
+/// failing provider and the completer's lease, which the shipped exercise passes (its work is
+/// one transaction), the two tests of the provider's key, which it passes too (it sends none,
+/// and none of them is a race), and the slow provider, which it fails for another reason (it
+/// holds its connection while it waits).
 pub fn is_intended(kind: &ViolationKind) -> bool {
     matches!(
         kind,
@@ -51,29 +41,11 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
     )
 }
 
-fn probes() -> Vec<Probe> {
-    probe::probes_of(
-        TESTS,
-        CASES,
-        REPEAT,
-        scenarios::barrier_rounds,
-        play_on,
-        is_intended,
-        Delivery::round,
-    )
-}
-
-/// The lesson's whole suite against a wrong fix from `wrong-fixes/` (its `create_payment` and
-/// its `complete`) on the lesson's schema and `crate_migrations`: the tests that failed.
-pub async fn suite<P, C>(pay: P, complete: C, crate_migrations: &'static str) -> Vec<Failed>
-where
-    Handlers<P, C>: Handler,
-{
-    let schema = [atomic_phases::BASE_MIGRATIONS, crate_migrations];
-    let handlers = Handlers { pay, complete };
-    let subject = || Subject::new(schema, handlers.clone());
-    run_tests(TESTS, |test| play(test, subject())).await
-}
+crate::breaking::breakable!(
+    "12",
+    atomic_phases::scenarios::your_steps,
+    atomic_phases::scenarios::your_spec
+);
 
 #[cfg(test)]
 mod tests {

@@ -10,13 +10,19 @@
 //! - [`provider`]: the card provider, a second HTTP API whose ledger the tests read;
 //! - [`Attempt`]: what the handler is given for one request, and the API's [`Clock`];
 //! - [`Http`]: the handler behind lesson 11's API, as the kit's scripts call it;
-//! - [`scenarios`]: the stories, each judged by one rule (judge.rs), worded in [`Violation`].
+//! - [`scenarios`]: the stories, each judged by one rule (judge.rs), worded in [`Violation`];
+//!   the scripted ones specs (`specs/`), listed in `tests.list`, which [`tests!`] turns into the
+//!   test file.
 
 mod attempt;
 pub mod by_hand;
 mod charges;
 mod http;
 mod judge;
+/// The tests of `tests.list`, as data for the maintainers' checks, and the `tests!` macro.
+pub mod listed {
+    include!(concat!(env!("OUT_DIR"), "/listed.rs"));
+}
 pub mod provider;
 pub mod scenarios;
 mod violation;

@@ -1,12 +1,16 @@
 //! Lesson 12's stories, each judged by the rule in judge.rs: one charge at the provider, one in
 //! our books, every "not done" answer saying when to come back, and the client's last answer
-//! the payment.
+//! the payment. The scripted ones are specs (`specs/`, played by `specs.rs`); here are the ones
+//! data cannot say yet: the provider that hangs up, the slow provider with two clients on one
+//! connection, the provider's key over a longer life (provider_key.rs), and the barrier.
 
 mod barrier;
 mod provider_key;
+mod specs;
 
 pub use barrier::{BARRIER_ROUNDS, barrier, barrier_rounds};
 pub use provider_key::{key_used_again_after_the_window, longest_key_is_charged};
+pub use specs::{FEED, SHIPPED, spec_test, your_spec, your_steps};
 
 use chrono::TimeDelta;
 use http_keys::{Answer, Call, ServerError};
@@ -44,7 +48,9 @@ fn after_lease(seconds: i64) -> TimeDelta {
 fn shown(step: &Step) -> String {
     match step {
         Step::Request(request) => format!(
-            "POST /payments (acme, k-1), {:+}s",
+            "POST /payments ({}, {}), {:+}s",
+            request.call.client,
+            request.call.key,
             request.later.num_seconds()
         ),
         Step::Complete { later } => format!("complete, {:+}s", later.num_seconds()),
@@ -170,247 +176,6 @@ pub async fn provider_hangs_up_then_retried<H: Handler>(
     judge(&db, outcomes, during, None).await
 }
 // ANCHOR_END: hang_up
-
-// ANCHOR: fails
-/// The provider fails before charging (a 500: it promises it charged nothing), and acme's retry
-/// arrives while the first request is still finishing: the retry finds the key claimed, and is
-/// told to come back, never a 500. A script holds the provider (so that the retry comes after
-/// the claim) and then the key's row (so that whatever the first request does to the key after
-/// the failure, the retry looks for the row after it). acme's retry after the lease pays, once.
-pub async fn provider_fails_then_retried<H: Handler>(subject: Subject<H>) -> Result<(), Violation> {
-    let during = Delivery::Story(
-        "the provider failed before charging while acme's retry was on its way (a scripted \
-         interleaving), and acme sent the request again once the lease had run out",
-    );
-    let db = prepare(&subject, during).await?;
-    let http = http(&subject);
-    let setup = || Violation::setup(during);
-    let mut script = (kit::Interleaving::new(&db).await).map_err(setup())?;
-    let provider = (script.session(&db, "provider").await).map_err(setup())?;
-    let keys = (script.session(&db, "keys").await).map_err(setup())?;
-    for sql in [
-        "INSERT INTO provider.customers VALUES ('acme')",
-        "BEGIN; SELECT 1 FROM provider.customers WHERE id = 'acme' FOR UPDATE",
-    ] {
-        (script.step(&provider, sql).await).map_err(setup())?;
-    }
-    let first = request(Behaviour::Fail, TimeDelta::zero());
-    let mut first = start(&mut script, &db, &http, "api-1", first, during).await?;
-    let locked = "BEGIN; SELECT 1 FROM idempotency_keys FOR UPDATE";
-    (script.step(&keys, locked).await).map_err(setup())?;
-    (script.step(&provider, "COMMIT").await).map_err(setup())?;
-    (script.settle(&mut first).await).map_err(setup())?;
-    // The trace shows a first request that is done by now as done before the retry starts.
-    let mut outcomes = Vec::new();
-    let first = if first.was_waiting() {
-        Some(first)
-    } else {
-        outcomes.push((script.finish(first, describe).await).map_err(setup())?);
-        None
-    };
-    let retry = request(Behaviour::Answer, TimeDelta::zero());
-    let retry = start(&mut script, &db, &http, "api-2", retry, during).await?;
-    (script.step(&keys, "COMMIT").await).map_err(setup())?;
-    for worker in first.into_iter().chain([retry]) {
-        outcomes.push((script.finish(worker, describe).await).map_err(setup())?);
-    }
-    let pool = db.pool(1).await.map_err(setup())?;
-    let last = request(Behaviour::Answer, after_lease(1));
-    let last = kit::Handler::call(&http, pool, last).await;
-    script.note(format!("acme retries after the lease: {}", describe(&last)));
-    outcomes.push(last);
-    judge(&db, outcomes, during, Some(script.trace())).await
-}
-// ANCHOR_END: fails
-
-/// `step` as `worker`, on a pool of one connection, until it waits on a lock or is done.
-async fn start<H: Handler>(
-    script: &mut kit::Interleaving,
-    db: &TestDatabase,
-    http: &Http<H>,
-    worker: &str,
-    step: Step,
-    during: Delivery,
-) -> Result<kit::Worker<Outcome>, Violation> {
-    let pool = (db.pool_named(1, worker).await).map_err(Violation::setup(during))?;
-    let shown_as = shown(&step);
-    let http = http.clone();
-    let run = move |pool| kit::Handler::call(&http, pool, step);
-    (script.start(worker, &pool, shown_as, run).await).map_err(Violation::setup(during))
-}
-
-/// A script whose `holder` keeps the provider busy with acme's charge from its step `slow` to
-/// its step `release` (the provider locks the customer's row first), after `seed`.
-fn with_a_slow_provider<H: Handler>(http: &Http<H>) -> kit::Script<Step, Http<H>> {
-    kit::Script::new(http, shown)
-        .sql(
-            "holder",
-            "seed",
-            "INSERT INTO provider.customers VALUES ('acme')",
-        )
-        .sql(
-            "holder",
-            "slow",
-            "BEGIN; SELECT 1 FROM provider.customers WHERE id = 'acme' FOR UPDATE",
-        )
-        .sql("holder", "release", "COMMIT")
-}
-
-// ANCHOR: zombie
-/// The zombie: acme's first request waits on a slow provider (a script holds acme's row there)
-/// until its lease has run out; acme's retry takes the key over and waits on the provider too.
-/// The provider answers both with the one charge of the derived key. The first request wakes a
-/// zombie: whatever it writes now, it writes for a key that is no longer its own.
-pub async fn zombie_wakes_after_the_key_was_taken_over<H: Handler>(
-    subject: Subject<H>,
-) -> Result<(), Violation> {
-    let during = Delivery::Story(
-        "acme's first request waited on a slow provider until its lease ran out, acme's retry \
-         took the key over, and then the provider answered both (a scripted interleaving)",
-    );
-    let db = prepare(&subject, during).await?;
-    let script = with_a_slow_provider(&http(&subject))
-        .deliver(
-            "api-1",
-            "first",
-            request(Behaviour::Answer, TimeDelta::zero()),
-        )
-        .deliver("api-2", "retry", request(Behaviour::Answer, after_lease(1)));
-    let (interleaving, ran) = kit::play(
-        &db,
-        script,
-        "seed slow first retry release",
-        describe,
-        during,
-    )
-    .await?;
-    // Either request may be the one that records: the other is told to come back, and the
-    // payment is what the client ends up with.
-    let (paid, other): (Vec<_>, Vec<_>) = (ran.outcomes.into_iter().map(|(_, o)| o))
-        .partition(|o| matches!(o, Outcome::Answered(Ok(a)) if a.status == 201));
-    let outcomes = other.into_iter().chain(paid).collect();
-    judge(&db, outcomes, during, Some(interleaving.trace())).await
-}
-// ANCHOR_END: zombie
-
-// ANCHOR: dies
-/// acme's request charges at the provider and dies before it records the charge (killed while
-/// its last phase waits for acme's row in `clients`, which a script holds). The completer runs
-/// once the lease has run out: the charge must be in our books then, before any retry (many
-/// clients never come back). acme retries after that, and gets the payment.
-pub async fn dies_between_phases_then_completed<H: Handler>(
-    subject: Subject<H>,
-) -> Result<(), Violation> {
-    let during = Delivery::Story(
-        "acme's request died after the provider charged and before it recorded the charge (a \
-         scripted crash), and the completer ran once the lease had run out",
-    );
-    let db = prepare(&subject, during).await?;
-    let http = http(&subject);
-    let script = kit::Script::new(&http, shown)
-        .sql("holder", "seed", "INSERT INTO clients (id) VALUES ('acme')")
-        .sql(
-            "holder",
-            "lock",
-            "BEGIN; SELECT 1 FROM clients WHERE id = 'acme' FOR UPDATE",
-        )
-        .sql("holder", "commit", "COMMIT")
-        .deliver(
-            "api-1",
-            "first",
-            request(Behaviour::Answer, TimeDelta::zero()),
-        )
-        .kill("die", "api-1")
-        .deliver(
-            "completer",
-            "complete",
-            Step::Complete {
-                later: after_lease(1),
-            },
-        );
-    let (mut interleaving, ran) = kit::play(
-        &db,
-        script,
-        "seed lock first die commit complete",
-        describe,
-        during,
-    )
-    .await?;
-    // Before any retry: many clients never come back, and the completer alone must have put
-    // the charge in our books.
-    let completed = ran.outcomes.into_iter().map(|(_, o)| o).collect();
-    let trace = interleaving.trace().clone();
-    judge_books(&db, completed, during, Some(&trace)).await?;
-    let pool = db.pool(1).await.map_err(Violation::setup(during))?;
-    let again = kit::Handler::call(&http, pool, request(Behaviour::Answer, after_lease(2))).await;
-    let again = match again {
-        Outcome::Answered(answer) => answer,
-        Outcome::Completed(_) => unreachable!("a request is answered"),
-    };
-    interleaving.note(format!(
-        "acme retries: {}",
-        http_keys::describe_answer(&again)
-    ));
-    judge(
-        &db,
-        vec![Outcome::Answered(again)],
-        during,
-        Some(interleaving.trace()),
-    )
-    .await
-}
-// ANCHOR_END: dies
-
-// ANCHOR: live_lease
-/// The completer runs while acme's request waits on a slow provider, its lease still live: the
-/// request is slow, not dead, and the completer must leave its key alone.
-pub async fn completer_leaves_a_live_lease_alone<H: Handler>(
-    subject: Subject<H>,
-) -> Result<(), Violation> {
-    let during = Delivery::Story(
-        "the completer ran while acme's request waited on a slow provider, its lease still \
-         live (a scripted interleaving)",
-    );
-    let db = prepare(&subject, during).await?;
-    let script = with_a_slow_provider(&http(&subject))
-        .deliver(
-            "api-1",
-            "first",
-            request(Behaviour::Answer, TimeDelta::zero()),
-        )
-        .deliver(
-            "completer",
-            "complete",
-            Step::Complete {
-                later: TimeDelta::seconds(1),
-            },
-        );
-    let (interleaving, ran) = kit::play(
-        &db,
-        script,
-        "seed slow first complete release",
-        describe,
-        during,
-    )
-    .await?;
-    let outcomes: Vec<Outcome> = ran.outcomes.into_iter().map(|(_, o)| o).collect();
-    let took_over = outcomes
-        .iter()
-        .any(|o| matches!(o, Outcome::Completed(Ok(n)) if *n > 0));
-    if took_over {
-        let answer = (outcomes.iter())
-            .find_map(|o| match o {
-                Outcome::Answered(answer) => Some(http_keys::describe_answer(answer)),
-                Outcome::Completed(_) => None,
-            })
-            .unwrap_or_default();
-        return Err(Violation::caught(during, Some(interleaving.trace()))(
-            ViolationKind::TookOverALiveLease { answer },
-        ));
-    }
-    judge(&db, outcomes, during, Some(interleaving.trace())).await
-}
-// ANCHOR_END: live_lease
 
 // ANCHOR: slow
 /// One instance of the API, with one database connection: acme's request waits on a slow

@@ -22,8 +22,6 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-#[path = "build/exercise_tests.rs"]
-mod exercise_tests;
 #[path = "../kit/build/tests_list.rs"]
 mod tests_list;
 
@@ -106,9 +104,8 @@ fn main() {
             }
             // The lesson's one list of scenarios, its students' tests, as checks.rs runs them:
             // its `tests.list` (and specs), from which the lesson's own build script writes the
-            // tests and their data; or, for a lesson not on specs yet, the Rust tests of its
-            // `exercise-tests.rs`, read here.
-            let generated = if lesson_dir.join("tests.list").is_file() {
+            // tests and their data.
+            let generated = {
                 let listed = tests_list::read(&lesson_dir).unwrap_or_else(|e| panic!("{e}"));
                 test_names = listed.iter().flat_map(|test| test.names()).collect();
                 // The crate that plays the tests: the lesson's own, or one it shares with other
@@ -137,15 +134,6 @@ fn main() {
                 )
                 .unwrap();
                 listed_tests(&domain, &listed)
-            } else {
-                let tests_file = lesson_dir.join("exercise-tests.rs");
-                let source = std::fs::read_to_string(&tests_file).unwrap();
-                test_names = exercise_tests::names(&source, &tests_file);
-                exercise_tests::generate(
-                    &source,
-                    &tests_file,
-                    &format!("lessons/{folder}/exercise-tests.rs"),
-                )
             };
             std::fs::write(out.join(format!("exercise_tests_{number}.rs")), generated).unwrap();
         }
@@ -177,14 +165,22 @@ fn main() {
             )
             .unwrap();
             let handler = handler_name(&entry.handler, &patch);
-            // A lesson whose crate has a completer too (12) hands the suite both functions.
-            let completer = if entry.handler.contains("pub async fn complete(") {
+            // The handler the suite plays: the patched function, or, for a lesson whose crate has
+            // a completer too (12), both functions, as that lesson's `Handlers`.
+            let call = |function: &str| {
                 format!(
-                    "\n            |pool: ::sqlx::PgPool, event| async move {{ \
-                     lesson_{number}::{name}::complete(&pool, &event).await }},"
+                    "|pool: ::sqlx::PgPool, event| async move {{ \
+                     lesson_{number}::{name}::{function}(&pool, &event).await }}"
                 )
-            } else {
-                String::new()
+            };
+            let handler = match entry.handler.contains("pub async fn complete(") {
+                true => format!(
+                    "{}::Handlers {{\n                pay: {},\n                complete: {},\n            }}",
+                    lib_name(&lesson_dir),
+                    call(&handler),
+                    call("complete")
+                ),
+                false => call(&handler),
             };
             writeln!(
                 entries,
@@ -206,8 +202,7 @@ fn main() {
                  verify::wrong_fix::check(\n        \
                  verify::wrong_fixes::by_name({number:?}, {:?}),\n        \
                  || Box::pin(verify::lesson_{number}::suite(\n            \
-                 |pool: ::sqlx::PgPool, event| async move {{ \
-                 lesson_{number}::{name}::{handler}(&pool, &event).await }},{completer}\n            \
+                 {handler},\n            \
                  {:?},\n        )),\n        \
                  verify::wrong_fix::Sweep::from_env(),\n    )\n    .await\n}}",
                 patch.file_stem().unwrap().to_string_lossy(),

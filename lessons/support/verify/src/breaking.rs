@@ -141,6 +141,7 @@ pub const BREAKABLE: &[Breakable] = &[
     crate::lesson_08::BREAK,
     crate::lesson_10::BREAK,
     crate::lesson_11::BREAK,
+    crate::lesson_12::BREAK,
     crate::lesson_13::BREAK,
 ];
 

@@ -1,0 +1,226 @@
+//! Lesson 12's scripted stories are data, `specs/*.spec`, and this is how every one of them is
+//! played, a student's own included (`cargo workbook break 12`): a fresh database with the API
+//! in front of the handler; the spec's setup; the sessions in its order (the kit's engine), each
+//! request sent over HTTP to a provider that does what its line says, each run of the completer
+//! at the time its line gives; then the rule (`judge.rs`).
+
+use chrono::TimeDelta;
+use http_keys::Call;
+use kit::spec::{Run, Spec, SpecError};
+use serde_json::{Map, Value};
+
+use super::{AMOUNT, describe, http, judge, judge_books, prepare, shown};
+use crate::{
+    Behaviour, Delivery, Handler, LEASE, Outcome, Request, Step, Subject, Violation, ViolationKind,
+};
+
+kit::lesson_specs!(
+    feed: Step => output Outcome, read: read, shown: shown, describe: describe,
+    check: your_steps,
+    yours: "acme's requests and the completer ran in the order your spec gives (a scripted \
+            interleaving)",
+);
+
+const REQUEST: &str =
+    r#"{"client": "acme", "key": "k-1", "body": {"amount_cents": 1500, "currency": "eur"}}"#;
+const COMPLETE: &str = r#"{"complete": {"seconds_later": 31}}"#;
+
+/// A step as a spec writes it: a request as `deliver 12` reads a line, with, if it says so, what
+/// the provider does with its charge (`"provider": "fails"`) and how many seconds after the
+/// API's clock says now it arrives (`"seconds_later": 31`); or a run of the completer,
+/// `{"complete": {"seconds_later": 31}}`.
+pub fn read(json: &str) -> Result<Step, String> {
+    let mut line: Map<String, Value> = serde_json::from_str(json).map_err(|e| {
+        format!("it is not a step ({e}); expected a request like {REQUEST}, or {COMPLETE}")
+    })?;
+    if let Some(complete) = line.remove("complete") {
+        let when = complete.as_object().filter(|_| line.is_empty());
+        let later = when.and_then(|when| match when.len() {
+            0 => Some(Ok(TimeDelta::zero())),
+            1 => when.get("seconds_later").map(seconds),
+            _ => None,
+        });
+        return match later {
+            Some(later) => Ok(Step::Complete { later: later? }),
+            None => Err(format!(
+                "a run of the completer says only when it runs, as {COMPLETE}"
+            )),
+        };
+    }
+    let provider = match line.remove("provider") {
+        None => Behaviour::Answer,
+        Some(said) => behaviour(&said)?,
+    };
+    let later = match line.remove("seconds_later") {
+        None => TimeDelta::zero(),
+        Some(said) => seconds(&said)?,
+    };
+    let call = http_keys::by_hand::parse(&Value::Object(line).to_string())?;
+    Ok(Step::Request(Request {
+        call,
+        provider,
+        later,
+    }))
+}
+
+fn behaviour(said: &Value) -> Result<Behaviour, String> {
+    match said.as_str() {
+        Some("answers") => Ok(Behaviour::Answer),
+        Some("fails") => Ok(Behaviour::Fail),
+        Some("charges and hangs up") => Ok(Behaviour::ChargeThenHangUp),
+        _ => Err(format!(
+            "the provider {said} is none the lesson knows: \"answers\", \"fails\" or \"charges \
+             and hangs up\""
+        )),
+    }
+}
+
+fn seconds(said: &Value) -> Result<TimeDelta, String> {
+    (said
+        .as_i64()
+        .filter(|s| (0..=86_400).contains(s))
+        .map(TimeDelta::seconds))
+    .ok_or_else(|| {
+        format!("seconds_later is {said}: a whole number of seconds, from 0 to a day (86400)")
+    })
+}
+
+/// The steps a spec delivers. The rule judges one payment, acme's 1500 cents under one key, so
+/// every request asks for that one (what the provider does, and when, may differ).
+pub fn your_steps(spec: &Spec) -> Result<Vec<Step>, SpecError> {
+    let steps = spec.events("lesson 12", FEED.read)?;
+    let mut requests =
+        (steps.iter().zip(spec.deliveries())).filter_map(|(step, (_, line, _))| match step {
+            Step::Request(request) => Some((line, &request.call)),
+            Step::Complete { .. } => None,
+        });
+    let refused = |line, message: &str| SpecError {
+        line,
+        message: format!("{message}: lesson 12's rule judges one payment, {REQUEST}"),
+    };
+    let Some((line, first)) = requests.next() else {
+        return Err(refused(1, "no session sends a request"));
+    };
+    if first.client != "acme" || amount(first) != Some(AMOUNT) {
+        return Err(refused(
+            line,
+            "the request is not acme's payment of 1500 cents",
+        ));
+    }
+    match requests.find(|(_, call)| call != &first) {
+        None => Ok(steps),
+        Some((line, _)) => Err(refused(line, "the request differs from the first")),
+    }
+}
+
+/// The amount a request's body asks for, in cents.
+fn amount(call: &Call) -> Option<i64> {
+    let body: Value = serde_json::from_str(&call.body).ok()?;
+    body["amount_cents"].as_i64()
+}
+
+// ANCHOR: play
+/// Plays `permutation` of `spec` against `subject`, then judges it by the rule:
+/// - a run of the completer that finished a key while a request's lease was still live took
+///   that request's key from it;
+/// - once a request has died and the completer has run, our books must hold the charge before
+///   any retry (many clients never come back);
+/// - a client keeps the payment if any answer carried it; if none did (each said to come back,
+///   or none came), acme sends the request again once every lease has run out;
+/// - then the provider charged once, our books hold that charge, and the last answer is it.
+async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result<(), Violation> {
+    let (during, spec) = (run.during, run.spec);
+    let steps: Vec<(&str, Step)> = (spec.deliveries().into_iter())
+        .map(|(session, line, json)| {
+            let step = read(json).unwrap_or_else(|e| panic!("line {line}: {e}"));
+            (session, step)
+        })
+        .collect();
+    let db = prepare(&subject, during).await?;
+    run.set_up(&db).await?;
+    let http = http(&subject);
+    let script = (spec.script(&http, FEED.shown, FEED.read)).unwrap_or_else(|e| panic!("{e}"));
+    let order = run.permutation.order();
+    let (mut interleaving, ran) = kit::play(&db, script, &order, describe, during).await?;
+    let died = steps.iter().any(|(session, _)| ran.killed(session));
+    if let Some(kind) = took_over_a_live_lease(run, &steps, &ran.outcomes) {
+        return Err(Violation::caught(during, Some(interleaving.trace()))(kind));
+    }
+    let outcomes: Vec<Outcome> = ran.outcomes.into_iter().map(|(_, o)| o).collect();
+    if died && outcomes.iter().any(|o| matches!(o, Outcome::Completed(_))) {
+        judge_books(&db, outcomes.clone(), during, Some(interleaving.trace())).await?;
+    }
+    let (mut judged, paid): (Vec<_>, Vec<_>) = (outcomes.into_iter())
+        .partition(|o| !matches!(o, Outcome::Answered(Ok(a)) if a.status == 201));
+    if paid.is_empty() {
+        let told = judged.iter().any(|o| matches!(o, Outcome::Answered(_)));
+        let last = again(&db, &http, &steps, during).await?;
+        let when = if told { " after the lease" } else { "" };
+        interleaving.note(format!("acme retries{when}: {}", describe(&last)));
+        judged.push(last);
+    }
+    judged.extend(paid);
+    judge(&db, judged, during, Some(interleaving.trace())).await
+}
+// ANCHOR_END: play
+
+/// acme's request, sent again once every lease has run out and every step's time has passed, to
+/// a provider that answers.
+async fn again<H: Handler>(
+    db: &kit::TestDatabase,
+    http: &crate::Http<H>,
+    steps: &[(&str, Step)],
+    during: Delivery,
+) -> Result<Outcome, Violation> {
+    let latest = (steps.iter())
+        .map(|(_, step)| match step {
+            Step::Request(request) => request.later + LEASE,
+            Step::Complete { later } => *later,
+        })
+        .max();
+    let call = (steps.iter()).find_map(|(_, step)| match step {
+        Step::Request(request) => Some(&request.call),
+        Step::Complete { .. } => None,
+    });
+    let again = Request {
+        later: latest.unwrap_or(LEASE) + TimeDelta::seconds(1),
+        ..Request::now(call.expect("a spec sends a request"))
+    };
+    let pool = db.pool(1).await.map_err(Violation::setup(during))?;
+    Ok(kit::Handler::call(http, pool, Step::Request(again)).await)
+}
+
+/// A run of the completer that finished a key when a request delivered before it still held its
+/// lease: it took the key from a request that was slow, not dead.
+fn took_over_a_live_lease(
+    run: Run<'_, Delivery>,
+    steps: &[(&str, Step)],
+    outcomes: &[(String, Outcome)],
+) -> Option<ViolationKind> {
+    let completed = |session: &str| {
+        (outcomes.iter())
+            .any(|(s, o)| s == session && matches!(o, Outcome::Completed(Ok(n)) if *n > 0))
+    };
+    let mut leases = Vec::new();
+    let mut took = false;
+    for name in &run.permutation.steps {
+        let Some((session, _)) = run.spec.step(name) else {
+            continue;
+        };
+        match (steps.iter()).find(|(s, _)| *s == session.name) {
+            Some((_, Step::Request(request))) => leases.push(request.later),
+            Some((_, Step::Complete { later })) => {
+                let live = (leases.iter()).any(|from| from <= later && *later < *from + LEASE);
+                took |= live && completed(&session.name);
+            }
+            None => {}
+        }
+    }
+    let answer = (outcomes.iter()).find_map(|(_, o)| match o {
+        Outcome::Answered(answer) => Some(http_keys::describe_answer(answer)),
+        Outcome::Completed(_) => None,
+    });
+    took.then(|| ViolationKind::TookOverALiveLease {
+        answer: answer.unwrap_or_default(),
+    })
+}
