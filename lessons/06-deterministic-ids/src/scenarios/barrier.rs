@@ -1,6 +1,6 @@
 use super::{observe, order_created, prepare};
 use crate::judge::verdict;
-use crate::{DEFAULT_CARD, Delivery, Handler, Subject, Violation};
+use crate::{DEFAULT_CARD, Handler, Subject, Violation};
 
 /// Deliveries released in all the rounds of one barrier test, at the least: fewer workers play
 /// more rounds. The window this lesson's race needs is wide (a request to the card network sits
@@ -18,26 +18,11 @@ pub fn barrier_rounds(workers: usize) -> usize {
 /// [`barrier_rounds`] rounds, a fresh order each; the first round that catches a violation ends
 /// the test.
 pub async fn barrier<H: Handler>(subject: Subject<H>, workers: usize) -> Result<(), Violation> {
-    let rounds = kit::rounds(barrier_rounds(workers));
-    let setup = Delivery::Barrier {
-        workers,
-        carrying: "the same order.created",
-        round: 0,
-        rounds,
-    };
-    let (db, step) = prepare(&subject, setup).await?;
-    let pool = db
-        .pool(workers as u32)
-        .await
-        .map_err(Violation::setup(setup))?;
-    for round in 1..=rounds {
-        let during = Delivery::Barrier {
-            workers,
-            carrying: "the same order.created",
-            round,
-            rounds,
-        };
-        let order_id = format!("ord-{round}");
+    let rounds = kit::Rounds::new(workers, "the same order.created", barrier_rounds(workers));
+    let (db, step) = prepare(&subject, rounds.set_up()).await?;
+    let pool = rounds.pool(&db).await?;
+    for during in rounds.each() {
+        let order_id = format!("ord-{}", during.round());
         let order = order_created(&order_id, DEFAULT_CARD);
         let outcomes = kit::release_together(workers, |_| {
             subject.handler.call(pool.clone(), order.clone())

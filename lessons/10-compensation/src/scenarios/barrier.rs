@@ -40,26 +40,11 @@ const CARRYING: &str = "an event for the same held reservation: payment.failed, 
 /// [`barrier_rounds`] rounds, a fresh order each; the first round that catches a violation ends
 /// the test.
 pub async fn barrier<H: Handler>(subject: Subject<H>, workers: usize) -> Result<(), Violation> {
-    let rounds = kit::rounds(barrier_rounds(workers));
-    let setup = Delivery::Barrier {
-        workers,
-        carrying: CARRYING,
-        round: 0,
-        rounds,
-    };
-    let (db, inventory) = with_reservations(&subject, setup, &[]).await?;
-    let pool = db
-        .pool(workers as u32)
-        .await
-        .map_err(Violation::setup(setup))?;
-    for round in 1..=rounds {
-        let during = Delivery::Barrier {
-            workers,
-            carrying: CARRYING,
-            round,
-            rounds,
-        };
-        let order_id = format!("ord-{round}");
+    let rounds = kit::Rounds::new(workers, CARRYING, barrier_rounds(workers));
+    let (db, inventory) = with_reservations(&subject, rounds.set_up(), &[]).await?;
+    let pool = rounds.pool(&db).await?;
+    for during in rounds.each() {
+        let order_id = format!("ord-{}", during.round());
         reserve(&inventory, &order_id, during).await?;
         let outcomes = kit::release_together(workers, |i| {
             subject.handler.call(pool.clone(), event_for(i, &order_id))

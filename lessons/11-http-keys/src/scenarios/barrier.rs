@@ -2,7 +2,7 @@ use super::{KEY, judge, prepare};
 use crate::http::send;
 use crate::judge::Sent;
 use crate::server::Server;
-use crate::{Call, Delivery, Handler, Subject, Violation};
+use crate::{Call, Handler, Subject, Violation};
 
 /// Rounds per barrier test, at the least. One round catches check-then-act only sometimes (how
 /// often depends on the scheduler and the machine's load); many rounds, each a fresh client,
@@ -30,15 +30,10 @@ const CARRYING: &str = "the same payment under the same idempotency key, as a cl
 /// [`barrier_rounds`] rounds, a fresh client each; the first round that catches a violation ends
 /// the test.
 pub async fn barrier<H: Handler>(subject: Subject<H>, workers: usize) -> Result<(), Violation> {
-    let rounds = kit::rounds(barrier_rounds(workers));
-    let setup = Delivery::Barrier {
-        workers,
-        carrying: CARRYING,
-        round: 0,
-        rounds,
-    };
+    let rounds = kit::Rounds::new(workers, CARRYING, barrier_rounds(workers));
+    let setup = rounds.set_up();
     let (db, payments) = prepare(&subject, setup).await?;
-    let pool = (db.pool(workers as u32).await).map_err(Violation::setup(setup))?;
+    let pool = rounds.pool(&db).await?;
     let server = (Server::start(pool, subject.handler.clone()).await).map_err(|e| {
         Violation::setup(setup)(kit::KitError::Provision {
             what: "the payment API".into(),
@@ -47,14 +42,8 @@ pub async fn barrier<H: Handler>(subject: Subject<H>, workers: usize) -> Result<
     })?;
     let url = server.url();
     let client = reqwest::Client::new();
-    for round in 1..=rounds {
-        let during = Delivery::Barrier {
-            workers,
-            carrying: CARRYING,
-            round,
-            rounds,
-        };
-        let call = Call::payment(&format!("client-{round}"), KEY, 1500);
+    for during in rounds.each() {
+        let call = Call::payment(&format!("client-{}", during.round()), KEY, 1500);
         let outcomes = kit::release_together(workers, |_| {
             let (client, url, call) = (client.clone(), url.clone(), call.clone());
             async move { send(&client, &url, &call).await }

@@ -5,7 +5,7 @@ use chrono::TimeDelta;
 use kit::TestDatabase;
 
 use super::{after_lease, judge, prepare, request};
-use crate::{Behaviour, Delivery, Handler, Outcome, Step, Subject, Violation};
+use crate::{Behaviour, Handler, Outcome, Step, Subject, Violation};
 
 /// Rounds per barrier test. Each round is one key's whole story (two bursts and a retry), so
 /// they cost more than lesson 11's; a claim that races is caught within the first four rounds
@@ -29,21 +29,12 @@ const CARRYING: &str = "acme's payment under one idempotency key: first while th
 /// not), and one last retry. The provider must charge once, our books hold it once, and the
 /// last answer be the payment. Each round starts from empty books.
 pub async fn barrier<H: Handler>(subject: Subject<H>, workers: usize) -> Result<(), Violation> {
-    let rounds = kit::rounds(barrier_rounds(workers));
-    let during = |round| Delivery::Barrier {
-        workers,
-        carrying: CARRYING,
-        round,
-        rounds,
-    };
-    let db = prepare(&subject, during(0)).await?;
-    let pool = db.pool(workers as u32).await;
-    let pool = pool.map_err(Violation::setup(during(0)))?;
+    let rounds = kit::Rounds::new(workers, CARRYING, barrier_rounds(workers));
+    let db = prepare(&subject, rounds.set_up()).await?;
+    let pool = rounds.pool(&db).await?;
     let http = super::http(&subject);
-    for round in 1..=rounds {
-        empty_books(&db)
-            .await
-            .map_err(Violation::setup(during(round)))?;
+    for during in rounds.each() {
+        (empty_books(&db).await).map_err(Violation::setup(during))?;
         let mut outcomes = Vec::new();
         for step in [
             request(Behaviour::ChargeThenHangUp, TimeDelta::zero()),
@@ -53,7 +44,7 @@ pub async fn barrier<H: Handler>(subject: Subject<H>, workers: usize) -> Result<
         }
         let last = request(Behaviour::Answer, after_lease(1));
         outcomes.push(kit::Handler::call(&http, pool.clone(), last).await);
-        judge(&db, outcomes, during(round), None).await?;
+        judge(&db, outcomes, during, None).await?;
     }
     Ok(())
 }

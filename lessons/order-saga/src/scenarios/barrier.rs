@@ -1,6 +1,6 @@
 use super::{AMOUNT_CENTS, failed, prepare, succeeded};
 use crate::judge::{Expect, verdict};
-use crate::{Delivery, Handler, PaymentEvent, Subject, Violation};
+use crate::{Handler, PaymentEvent, Subject, Violation};
 
 /// The fewest rounds a barrier test plays: a fresh order each round, and the first round that
 /// catches a violation ends the test. One round catches a race only sometimes; `cargo repeat`
@@ -74,25 +74,16 @@ pub async fn barrier<H: Handler>(
     mix: Mix,
     workers: usize,
 ) -> Result<(), Violation> {
-    let rounds = kit::rounds(barrier_rounds(workers));
-    let during = |round| Delivery::Barrier {
-        workers,
-        carrying: mix.carrying(),
-        round,
-        rounds,
-    };
-    let (db, orders) = prepare(&subject, during(0)).await?;
-    let pool = db
-        .pool(workers as u32)
-        .await
-        .map_err(Violation::setup(during(0)))?;
+    let rounds = kit::Rounds::new(workers, mix.carrying(), barrier_rounds(workers));
+    let (db, orders) = prepare(&subject, rounds.set_up()).await?;
+    let pool = rounds.pool(&db).await?;
 
-    for round in 1..=rounds {
-        let order = format!("ord-{round}");
+    for during in rounds.each() {
+        let (round, order) = (during.round(), format!("ord-{}", during.round()));
         orders
             .place(&order, AMOUNT_CENTS)
             .await
-            .map_err(Violation::setup(during(round)))?;
+            .map_err(Violation::setup(during))?;
         let events = mix.events(round, workers);
 
         let outcomes = kit::release_together(workers, |worker| {
@@ -103,10 +94,10 @@ pub async fn barrier<H: Handler>(
         let observed = orders
             .observe(&order, &events)
             .await
-            .map_err(Violation::setup(during(round)))?;
+            .map_err(Violation::setup(during))?;
         let delivered: Vec<_> = events.iter().cloned().zip(outcomes).collect();
         let expect = Expect::ResolvedBy(events);
-        verdict(&expect, &observed, &delivered, during(round), None)?;
+        verdict(&expect, &observed, &delivered, during, None)?;
     }
     Ok(())
 }
