@@ -1,8 +1,8 @@
-use kit::{Common, Script};
+use kit::Script;
 
 use super::{observe, order_created, prepare, shown};
 use crate::judge::verdict;
-use crate::{DEFAULT_CARD, Delivery, Handler, Subject, Violation, ViolationKind};
+use crate::{DEFAULT_CARD, Delivery, Handler, Subject, Violation};
 
 /// Another instance of the step, half-way through recording ord-1's payment: its record is
 /// written and not committed yet.
@@ -49,16 +49,6 @@ pub async fn other_orders_do_not_wait<H: Handler>(subject: Subject<H>) -> Result
     for (observed, outcome) in judged {
         verdict(&observed, &[outcome], during, Some(&trace))?;
     }
-    if waited {
-        return Err(Violation {
-            kind: ViolationKind::Common(Common::WaitedOnANeighbour {
-                waiting: "ord-2".into(),
-                held: "ord-1's uncommitted payment".into(),
-            }),
-            during,
-            trace: Some(trace),
-        });
-    }
-    kit::passing_trace(&trace);
-    Ok(())
+    let held = "ord-1's uncommitted payment";
+    Violation::unless_waited(waited, "ord-2", held, during, &trace)
 }

@@ -1,8 +1,8 @@
-use kit::{Common, Script};
+use kit::Script;
 
 use super::{orders, prepare, relay_until_empty, shown};
 use crate::judge::verdict;
-use crate::{Delivery, Handler, Step, Subject, Violation, ViolationKind};
+use crate::{Delivery, Handler, Step, Subject, Violation};
 
 /// Another instance of the consumer, half-way through handling a copy of ord-1's message: its
 /// inbox row is written and not committed yet.
@@ -47,18 +47,6 @@ pub async fn other_orders_do_not_wait<H: Handler>(subject: Subject<H>) -> Result
     let waited = ran.waited("worker-2");
     steps.extend(ran.outcomes.into_iter().map(|(_, outcome)| outcome));
     let trace = verdict(&world, &steps, during, Some(&mut interleaving)).await?;
-    if waited {
-        return Err(Violation {
-            kind: ViolationKind::Common(Common::WaitedOnANeighbour {
-                waiting: "ord-2".into(),
-                held: "ord-1's inbox row".into(),
-            }),
-            during,
-            trace,
-        });
-    }
-    if let Some(trace) = trace {
-        kit::passing_trace(&trace);
-    }
-    Ok(())
+    let trace = trace.expect("a scripted verdict returns its trace");
+    Violation::unless_waited(waited, "ord-2", "ord-1's inbox row", during, &trace)
 }

@@ -1,8 +1,8 @@
-use kit::{Common, Script};
+use kit::Script;
 
 use super::{failed, observe, shown, with_reservations};
 use crate::judge::verdict;
-use crate::{Delivery, Handler, Subject, Violation, ViolationKind};
+use crate::{Delivery, Handler, Subject, Violation};
 
 /// Another instance of the service, half-way through settling ord-1: it holds the reservation's
 /// row lock and has committed nothing yet.
@@ -45,16 +45,5 @@ pub async fn other_orders_do_not_wait<H: Handler>(subject: Subject<H>) -> Result
     for (observed, outcome) in judged {
         verdict(&observed, &[outcome], during, Some(&trace))?;
     }
-    if waited {
-        return Err(Violation {
-            kind: ViolationKind::Common(Common::WaitedOnANeighbour {
-                waiting: "ord-2".into(),
-                held: "ord-1's reservation".into(),
-            }),
-            during,
-            trace: Some(trace),
-        });
-    }
-    kit::passing_trace(&trace);
-    Ok(())
+    Violation::unless_waited(waited, "ord-2", "ord-1's reservation", during, &trace)
 }

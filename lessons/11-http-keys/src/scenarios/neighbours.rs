@@ -1,8 +1,8 @@
-use kit::{Common, Script};
+use kit::Script;
 
 use super::{AMOUNT, CLIENT, KEY, judge, payment, prepare, send_each, sent_by, shown};
 use crate::http::describe;
-use crate::{Call, Delivery, Handler, Http, Subject, Violation, ViolationKind};
+use crate::{Call, Delivery, Handler, Http, Subject, Violation};
 
 /// The holder's lock on acme's row: a request of acme's stops as it charges acme, with whatever
 /// it did before (its claim on the key, say) done and not committed.
@@ -80,14 +80,6 @@ pub async fn another_client_does_not_wait<H: Handler>(
         Some(&mut interleaving),
     )
     .await?;
-    if waited {
-        return Err(Violation::caught(during, Some(interleaving.trace()))(
-            ViolationKind::Common(Common::WaitedOnANeighbour {
-                waiting: OTHER_CLIENT.into(),
-                held: "acme's row of clients".into(),
-            }),
-        ));
-    }
-    kit::passing_trace(interleaving.trace());
-    Ok(())
+    let held = "acme's row of clients";
+    Violation::unless_waited(waited, OTHER_CLIENT, held, during, interleaving.trace())
 }

@@ -2,11 +2,11 @@
 //! other orders. A guard that refuses duplicates by aborting or serialising everything fails
 //! these.
 
-use kit::{Common, Script};
+use kit::Script;
 
 use super::{AMOUNT_CENTS, LOCK_ORDER_ROW, describe, prepare, shown, succeeded, with_order};
 use crate::judge::{Expect, verdict};
-use crate::{Delivery, Handler, Subject, Violation, ViolationKind};
+use crate::{Delivery, Handler, Subject, Violation};
 
 // ANCHOR: instalments_race
 /// Two instalments of one order, each an event of its own, reach two workers while the order's
@@ -95,16 +95,5 @@ pub async fn other_orders_do_not_wait<H: Handler>(subject: Subject<H>) -> Result
             Some(&trace),
         )?;
     }
-    if waited {
-        return Err(Violation {
-            kind: ViolationKind::Common(Common::WaitedOnANeighbour {
-                waiting: "ord-2".into(),
-                held: "ord-1's row".into(),
-            }),
-            during,
-            trace: Some(trace),
-        });
-    }
-    kit::passing_trace(&trace);
-    Ok(())
+    Violation::unless_waited(waited, "ord-2", "ord-1's row", during, &trace)
 }

@@ -125,6 +125,29 @@ impl<K: Explain<D>, D: Copy> Violation<K, D> {
         }
     }
 
+    /// The ending of a scenario whose second delivery needs nothing the first holds: if it
+    /// `waited` all the same, `waiting` (its aggregate, "ord-2") waited on `held` ("ord-1's
+    /// row"), and one slow delivery holds up every other. Otherwise the scenario passed, and its
+    /// trace is offered to the chapters.
+    pub fn unless_waited(
+        waited: bool,
+        waiting: &str,
+        held: &str,
+        during: D,
+        trace: &Trace,
+    ) -> Result<(), Self> {
+        if waited {
+            return Err(Self::caught(during, Some(trace))(K::common(
+                Common::WaitedOnANeighbour {
+                    waiting: waiting.into(),
+                    held: held.into(),
+                },
+            )));
+        }
+        passing_trace(trace);
+        Ok(())
+    }
+
     /// A script step that neither finished nor waited on a lock is the student's doing (a
     /// lock in the process, say), not a broken test: say so, with the trace so far. Any other
     /// error of the script is a setup failure.
