@@ -59,6 +59,15 @@ pub struct ServerError {
     pub detail: String,
 }
 
+impl ServerError {
+    /// How a failure's message names it: `500, SQLSTATE 57014: …`, or `no answer: …`.
+    pub fn told(&self) -> String {
+        let status = self.status.map_or("no answer".into(), |s| s.to_string());
+        let code = (self.sqlstate.as_deref()).map_or(String::new(), |c| format!(", SQLSTATE {c}"));
+        format!("{status}{code}: {}", self.detail)
+    }
+}
+
 /// The handler under test, behind the API, as a kit handler of [`Call`]s.
 #[derive(Clone)]
 pub struct Http<H>(pub H);

@@ -134,10 +134,8 @@ fn amount_of(call: &Call) -> Option<i64> {
 /// A request the API answered with a 5xx, or did not answer: the handler failed, and the
 /// problem's `sqlstate` says why.
 pub(crate) fn failed(error: &ServerError) -> ViolationKind {
-    let status = error.status.map_or("no answer".into(), |s| s.to_string());
-    let code = (error.sqlstate.as_deref()).map_or(String::new(), |c| format!(", SQLSTATE {c}"));
     ViolationKind::Common(Common::HandlerFailed {
-        error: format!("{status}{code}: {}", error.detail),
+        error: error.told(),
         cause: FailureCause::of_problem(error.sqlstate.as_deref(), &error.detail),
     })
 }

@@ -149,7 +149,7 @@ fn every_answer_says_what_to_do(
         match answer {
             Err(error) => {
                 return Err(ViolationKind::Common(Common::HandlerFailed {
-                    error: format!("{:?}: {}", error.status, error.detail),
+                    error: error.told(),
                     cause: FailureCause::of_problem(error.sqlstate.as_deref(), &error.detail),
                 }));
             }

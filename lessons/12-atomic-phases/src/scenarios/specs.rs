@@ -6,6 +6,7 @@
 
 use chrono::TimeDelta;
 use http_keys::Call;
+use kit::Fault;
 use kit::spec::{Run, Spec, SpecError};
 use serde_json::{Map, Value};
 
@@ -123,6 +124,8 @@ fn amount(call: &Call) -> Option<i64> {
 /// Plays `permutation` of `spec` against `subject`, then judges it by the rule:
 /// - a run of the completer that finished a key while a request's lease was still live took
 ///   that request's key from it;
+/// - a request killed, cancelled or abandoned while it waited on no other request died: only
+///   its claim to have made the payment would be wrong;
 /// - once a request has died and the completer has run, our books must hold the charge before
 ///   any retry (many clients never come back);
 /// - a client keeps the payment if any answer carried it; if none did (each said to come back,
@@ -142,12 +145,28 @@ async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result
     let script = (spec.script(&http, FEED.shown, FEED.read)).unwrap_or_else(|e| panic!("{e}"));
     let order = run.permutation.order();
     let (mut interleaving, ran) = kit::play(&db, script, &order, describe, during).await?;
-    let died = steps.iter().any(|(session, _)| ran.killed(session));
     if let Some(kind) = took_over_a_live_lease(run, &steps, &ran.outcomes) {
         return Err(Violation::caught(during, Some(interleaving.trace()))(kind));
     }
-    let outcomes: Vec<Outcome> = ran.outcomes.into_iter().map(|(_, o)| o).collect();
-    if died && outcomes.iter().any(|o| matches!(o, Outcome::Completed(_))) {
+    // A request a fault ended while it waited on no other request failed on its own, as if it
+    // died: what it answered is not the client's to act on, unless it claims the payment.
+    let is_a_request = |session: &String| steps.iter().any(|(s, _)| s == session);
+    let ended: Vec<&str> = (steps.iter().map(|(session, _)| *session))
+        .filter(|s| ran.killed(s) || ran.abandoned(s) || ran.cancelled(s))
+        .filter(|s| !ran.waited_on_when_cancelled(s).iter().any(is_a_request))
+        .collect();
+    let (cut, outcomes): (Vec<_>, Vec<_>) =
+        (ran.outcomes.into_iter()).partition(|(session, _)| ended.contains(&session.as_str()));
+    let hidden = cut.into_iter().find_map(|(_, outcome)| match outcome {
+        Outcome::Answered(Ok(answer)) if answer.status == 201 => Some(Box::new(answer)),
+        _ => None,
+    });
+    if hidden.is_some() {
+        let trace = interleaving.trace();
+        return Violation::unless_failure_hidden(hidden, Fault::Cancelled, during, trace);
+    }
+    let outcomes: Vec<Outcome> = outcomes.into_iter().map(|(_, o)| o).collect();
+    if !ended.is_empty() && outcomes.iter().any(|o| matches!(o, Outcome::Completed(_))) {
         judge_books(&db, outcomes.clone(), during, Some(interleaving.trace())).await?;
     }
     let (mut judged, paid): (Vec<_>, Vec<_>) = (outcomes.into_iter())
