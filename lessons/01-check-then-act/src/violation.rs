@@ -1,6 +1,6 @@
 use std::fmt;
 
-use kit::{Common, Explain, FailureCause, Speaks, Topic, Words};
+use kit::{Calls, Common, Explain, FailureCause, Speaks, Topic, Words};
 
 kit::violations!(chapter "01");
 
@@ -112,9 +112,7 @@ impl fmt::Display for Delivery {
 
 impl Speaks for ViolationKind {
     const WORDS: Words = Words {
-        call: "delivery",
-        caller: "worker",
-        code: "handler",
+        calls: Calls::DELIVERIES,
         aggregate: "account",
         retrier: "sender",
         lost: "the credit is lost",

@@ -1,6 +1,6 @@
 use std::fmt;
 
-use kit::{Common, Explain, Speaks, Topic, Words};
+use kit::{Calls, Common, Explain, Speaks, Topic, Words};
 
 use crate::Outcome;
 
@@ -39,9 +39,7 @@ pub enum ViolationKind {
 
 impl Speaks for ViolationKind {
     const WORDS: Words = Words {
-        call: "delivery",
-        caller: "worker",
-        code: "handler",
+        calls: Calls::DELIVERIES,
         aggregate: "order",
         retrier: "broker",
         lost: "the saga never hears of the payment",

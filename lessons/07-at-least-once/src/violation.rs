@@ -1,6 +1,6 @@
 use std::fmt;
 
-use kit::{Common, Explain, Speaks, Topic, Words};
+use kit::{Calls, Common, Explain, Speaks, Topic, Words};
 
 use crate::Polled;
 
@@ -122,9 +122,11 @@ impl fmt::Display for Delivery {
 
 impl Speaks for ViolationKind {
     const WORDS: Words = Words {
-        call: "poll",
-        caller: "consumer",
-        code: "consumer",
+        calls: Calls {
+            call: "poll",
+            caller: "consumer",
+            code: "consumer",
+        },
         aggregate: "group",
         retrier: "broker",
         lost: "the batch's events are lost",

@@ -1,6 +1,6 @@
 use std::fmt;
 
-use kit::{Common, Explain, Speaks, Topic, Words};
+use kit::{Calls, Common, Explain, Speaks, Topic, Words};
 
 pub use kit::FailureCause;
 
@@ -71,9 +71,11 @@ impl fmt::Display for Delivery {
 
 impl Speaks for ViolationKind {
     const WORDS: Words = Words {
-        call: "step",
-        caller: "relay or consumer",
-        code: "consumer",
+        calls: Calls {
+            call: "step",
+            caller: "relay or consumer",
+            code: "consumer",
+        },
         aggregate: "order",
         retrier: "broker",
         lost: "the order never ships",

@@ -1,6 +1,6 @@
 use std::fmt;
 
-use kit::{Common, Explain, Speaks, Topic, Words};
+use kit::{Calls, Common, Explain, Speaks, Topic, Words};
 
 use crate::ledger::KeyRow;
 use crate::{BATCH_LIMIT, Pruned};
@@ -80,9 +80,11 @@ impl fmt::Display for Delivery {
 
 impl Speaks for ViolationKind {
     const WORDS: Words = Words {
-        call: "prune",
-        caller: "prune",
-        code: "prune",
+        calls: Calls {
+            call: "prune",
+            caller: "prune",
+            code: "prune",
+        },
         aggregate: "credit",
         retrier: "scheduler",
         lost: "no one learns that the table has stopped shrinking",

@@ -2,7 +2,7 @@ use std::fmt;
 
 use chrono::{DateTime, Utc};
 
-use kit::{Common, Explain, Speaks, Topic, Words};
+use kit::{Calls, Common, Explain, Speaks, Topic, Words};
 
 use crate::Answer;
 
@@ -60,9 +60,7 @@ pub enum ViolationKind {
 
 impl Speaks for ViolationKind {
     const WORDS: Words = Words {
-        call: "request",
-        caller: "client",
-        code: "handler",
+        calls: Calls::REQUESTS,
         aggregate: "key",
         retrier: "client",
         lost: "the payment the client believes in was never made",

@@ -4,7 +4,7 @@
 use std::fmt;
 
 use http_keys::Answer;
-use kit::{Common, Explain, Speaks, Topic, Words};
+use kit::{Calls, Common, Explain, Speaks, Topic, Words};
 
 pub use kit::{Delivery, FailureCause};
 
@@ -73,9 +73,7 @@ pub struct AfterTheWindow {
 
 impl Speaks for ViolationKind {
     const WORDS: Words = Words {
-        call: "request",
-        caller: "client",
-        code: "handler",
+        calls: Calls::REQUESTS,
         aggregate: "key",
         retrier: "client",
         lost: "the charge the client believes in was never made",

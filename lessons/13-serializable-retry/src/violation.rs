@@ -1,6 +1,6 @@
 use std::fmt;
 
-use kit::{Common, Explain, Speaks, Topic, Words};
+use kit::{Calls, Common, Explain, Speaks, Topic, Words};
 
 use crate::Handled;
 
@@ -63,9 +63,7 @@ pub enum ViolationKind {
 
 impl Speaks for ViolationKind {
     const WORDS: Words = Words {
-        call: "delivery",
-        caller: "worker",
-        code: "handler",
+        calls: Calls::DELIVERIES,
         aggregate: "customer",
         retrier: "card network",
         lost: "the authorization is never decided, and the payment at the till times out",

@@ -1,6 +1,6 @@
 use std::fmt;
 
-use kit::{Common, Explain, Speaks, Topic, Words, see};
+use kit::{Calls, Common, Explain, Speaks, Topic, Words, see};
 
 use crate::Outcome;
 
@@ -65,9 +65,7 @@ pub enum ViolationKind {
 
 impl Speaks for ViolationKind {
     const WORDS: Words = Words {
-        call: "delivery",
-        caller: "worker",
-        code: "handler",
+        calls: Calls::DELIVERIES,
         aggregate: "order",
         retrier: "broker",
         lost: "the event is lost",

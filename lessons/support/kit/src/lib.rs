@@ -48,7 +48,7 @@ pub use servers::leftovers::{drop_leftovers, machine_tag, process_is_gone};
 pub use servers::schema::Schema;
 pub use servers::server::{durable_local_server, server};
 pub use servers::{broker, dev_broker, dev_database};
-pub use words::common::{Common, Speaks, Topic, Words};
+pub use words::common::{Calls, Common, Speaks, Topic, Words};
 pub use words::delivery::{Delivery, Rounds};
 pub use words::failure::FailureCause;
 pub use words::fault::Fault;

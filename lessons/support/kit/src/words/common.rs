@@ -56,12 +56,8 @@ impl<O> Common<O> {
 /// A lesson's nouns, for the messages of [`Common`]: each is one word or phrase, in the
 /// chapter's own terms.
 pub struct Words {
-    /// One call of the code under test: "delivery", "poll", "step", "prune".
-    pub call: &'static str,
-    /// What makes the calls in the tests: "worker", "consumer", "task".
-    pub caller: &'static str,
-    /// The code under test: "handler", "consumer", "prune".
-    pub code: &'static str,
+    /// What the calls are, and who makes them.
+    pub calls: Calls,
     /// What one call is about, and what another call's locks must not hold up: "order".
     pub aggregate: &'static str,
     /// Who takes a reported outcome as final: "sender", "broker", "scheduler".
@@ -75,6 +71,31 @@ pub struct Words {
     /// A second process, which shares nothing one process holds: "a second instance of the
     /// payment step".
     pub second_process: &'static str,
+}
+
+/// The code under test, one call of it, and what makes the calls in the tests.
+pub struct Calls {
+    /// One call of the code under test: "delivery", "poll", "step", "prune".
+    pub call: &'static str,
+    /// What makes the calls in the tests: "worker", "consumer", "task".
+    pub caller: &'static str,
+    /// The code under test: "handler", "consumer", "prune".
+    pub code: &'static str,
+}
+
+impl Calls {
+    /// Workers delivering events to a handler, as most lessons' tests do.
+    pub const DELIVERIES: Calls = Calls {
+        call: "delivery",
+        caller: "worker",
+        code: "handler",
+    };
+    /// Clients sending requests to an API's handler (lessons 11 and 12).
+    pub const REQUESTS: Calls = Calls {
+        call: "request",
+        caller: "client",
+        code: "handler",
+    };
 }
 
 /// What a [`Common`] message points the reader to; the lesson says which section of its
@@ -111,6 +132,7 @@ impl<O: fmt::Debug> Common<O> {
     /// and where the book says so.
     pub fn explain<S: Speaks>(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let w = S::WORDS;
+        let c = &w.calls;
         match self {
             Common::Setup(error) => write!(f, "the test could not run: {error}"),
             Common::Stuck { detail } => write!(
@@ -119,11 +141,11 @@ impl<O: fmt::Debug> Common<O> {
                  The test's observer sees only database locks. A {} waiting on anything else \
                  is waiting on something that lives in one process, such as a Mutex, and {} \
                  would not wait for it.\n{}",
-                w.caller,
+                c.caller,
                 w.second_process,
                 S::see(Topic::OneProcess)
             ),
-            Common::LeftBehind { detail } => write!(f, "{detail}\n{}", left_behind(w.call)),
+            Common::LeftBehind { detail } => write!(f, "{detail}\n{}", left_behind(c.call)),
             Common::HandlerFailed { error, cause } => {
                 let general;
                 let why = match S::meaning(*cause) {
@@ -136,7 +158,7 @@ impl<O: fmt::Debug> Common<O> {
                 write!(
                     f,
                     "a {} failed: {error}\n{why}\n{}",
-                    w.call,
+                    c.call,
                     S::see(Topic::Failed(*cause))
                 )
             }
@@ -146,9 +168,9 @@ impl<O: fmt::Debug> Common<O> {
                  kept, yet the {code} reported {outcome:?}. A {retrier} takes such a report as \
                  final and does not try again: only this test's scripted retry made up for it, \
                  and in production {lost}. {rule}\n{see}",
-                call = w.call,
+                call = c.call,
                 did = fault.what_it_did(),
-                code = w.code,
+                code = c.code,
                 retrier = w.retrier,
                 lost = w.lost,
                 rule = w.reporting_rule,
@@ -163,8 +185,8 @@ impl<O: fmt::Debug> Common<O> {
                  {aggregate}). That is still correct, but one slow {call} now holds up every \
                  {aggregate}'s.\n{see}",
                 aggregate = w.aggregate,
-                call = w.call,
-                code = w.code,
+                call = c.call,
+                code = c.code,
                 see = S::see(Topic::Neighbours)
             ),
         }
@@ -174,7 +196,8 @@ impl<O: fmt::Debug> Common<O> {
 /// Why an error of `cause` is wrong, in any lesson: the error itself, with its SQLSTATE and
 /// what that means, is printed above this.
 fn general_meaning(cause: FailureCause, w: &Words) -> String {
-    let (call, code) = (w.call, w.code);
+    let c = &w.calls;
+    let (call, code) = (c.call, c.code);
     match cause {
         FailureCause::Deadlock => format!(
             "Two {call}s of this test deadlocked, and the database aborted one of them to break \
@@ -208,7 +231,7 @@ fn general_meaning(cause: FailureCause, w: &Words) -> String {
             "The pool had no free connection. In these tests each {} has one connection of its \
              own, which its open transaction holds; a statement sent to the pool instead of the \
              transaction waits for a second connection that never comes.",
-            w.caller
+            c.caller
         ),
         FailureCause::NoRow => format!(
             "A query of the {code}'s that expected a row found none. The database refused \
