@@ -1,7 +1,7 @@
 //! The one rule every scenario checks: the effect happened once, the event is recorded once,
 //! one delivery says it did it, and the others report a duplicate without calling it an error.
 
-use kit::{Common, is_unique_violation};
+use kit::Errors;
 
 use crate::ledger::Observed;
 use crate::{Outcome, ViolationKind};
@@ -23,16 +23,11 @@ pub(crate) fn judge(
     if credits > 1 {
         return Err(ViolationKind::CreditedMoreThanOnce { credits });
     }
-    let errors = || outcomes.iter().filter_map(|outcome| outcome.as_ref().err());
-    if let Some(error) = errors().find(|error| !is_unique_violation(error)) {
-        return Err(ViolationKind::Common(Common::failed(error)));
-    }
-    if let Some(example) = errors().next() {
-        return Err(ViolationKind::DuplicateSurfacedAsError {
-            errors: errors().count(),
-            example: kit::describe_sqlx(example),
-        });
-    }
+    let errors = Errors::of(outcomes);
+    errors.failure().map_err(ViolationKind::Common)?;
+    errors
+        .reported()
+        .map_err(|(errors, example)| ViolationKind::DuplicateSurfacedAsError { errors, example })?;
     let applied_reports = outcomes
         .iter()
         .filter(|outcome| matches!(outcome, Ok(Outcome::Applied)))

@@ -1,7 +1,7 @@
 //! The one rule every scenario checks, per order: the card network charged once, the saga was
 //! told under one id, and the deliveries' reports say so without calling a duplicate an error.
 
-use kit::{Common, Trace, is_unique_violation};
+use kit::{Errors, Trace};
 
 use crate::step::Observed;
 use crate::{Delivery, Outcome, Violation, ViolationKind};
@@ -26,16 +26,11 @@ pub(crate) fn judge(
     if ids.len() > 1 {
         return Err(ViolationKind::AnnouncedUnderTwoIds { order_id, ids });
     }
-    let errors = || outcomes.iter().filter_map(|outcome| outcome.as_ref().err());
-    if let Some(error) = errors().find(|error| !is_unique_violation(error)) {
-        return Err(ViolationKind::Common(Common::failed(error)));
-    }
-    if let Some(example) = errors().next() {
-        return Err(ViolationKind::DuplicateSurfacedAsError {
-            errors: errors().count(),
-            example: kit::describe_sqlx(example),
-        });
-    }
+    let errors = Errors::of(outcomes);
+    errors.failure().map_err(ViolationKind::Common)?;
+    errors
+        .reported()
+        .map_err(|(errors, example)| ViolationKind::DuplicateSurfacedAsError { errors, example })?;
     match (charges, ids.len()) {
         // A record with no charge behind it: it committed before the network took the charge,
         // and the delivery died between the two.

@@ -2,7 +2,7 @@
 //! it at least once, and the warehouse shipped it exactly once; the steps' reports call no
 //! duplicate an error.
 
-use kit::{Common, Trace, is_unique_violation};
+use kit::{Errors, Trace};
 
 use crate::world::{RowFate, World};
 use crate::{Delivery, Done, Violation, ViolationKind};
@@ -11,10 +11,8 @@ pub(crate) fn judge(
     fates: &[RowFate],
     steps: &[Result<Done, sqlx::Error>],
 ) -> Result<(), ViolationKind> {
-    let errors = || steps.iter().filter_map(|step| step.as_ref().err());
-    if let Some(error) = errors().find(|error| !is_unique_violation(error)) {
-        return Err(ViolationKind::Common(Common::failed(error)));
-    }
+    let errors = Errors::of(steps);
+    errors.failure().map_err(ViolationKind::Common)?;
     for fate in fates {
         if fate.published == 0 {
             return Err(ViolationKind::NeverPublished {
@@ -33,12 +31,9 @@ pub(crate) fn judge(
             });
         }
     }
-    if let Some(example) = errors().next() {
-        return Err(ViolationKind::DuplicateSurfacedAsError {
-            errors: errors().count(),
-            example: kit::describe_sqlx(example),
-        });
-    }
+    errors
+        .reported()
+        .map_err(|(errors, example)| ViolationKind::DuplicateSurfacedAsError { errors, example })?;
     if let Some(fate) = fates.iter().find(|fate| fate.shipped == 0) {
         return Err(ViolationKind::NeverApplied {
             event_id: fate.event_id.clone(),

@@ -2,7 +2,7 @@
 //! first event that reached it; a release returns its units once and is announced once; and
 //! the deliveries' reports say so, without calling a repeat an error.
 
-use kit::{Common, Trace, is_unique_violation};
+use kit::{Errors, Trace};
 
 use crate::inventory::Observed;
 use crate::{Delivery, Outcome, Violation, ViolationKind};
@@ -36,16 +36,11 @@ pub(crate) fn judge(
             returned: observed.returned,
         });
     }
-    let errors = || outcomes.iter().filter_map(|outcome| outcome.as_ref().err());
-    if let Some(error) = errors().find(|error| !is_unique_violation(error)) {
-        return Err(ViolationKind::Common(Common::failed(error)));
-    }
-    if let Some(example) = errors().next() {
-        return Err(ViolationKind::RefusedByAKey {
-            errors: errors().count(),
-            example: kit::describe_sqlx(example),
-        });
-    }
+    let errors = Errors::of(outcomes);
+    errors.failure().map_err(ViolationKind::Common)?;
+    errors
+        .reported()
+        .map_err(|(errors, example)| ViolationKind::RefusedByAKey { errors, example })?;
     let settled_by = match observed.status.as_str() {
         "held" => {
             return Err(ViolationKind::NeverSettled {

@@ -2,7 +2,7 @@
 //! event that reached it first, and the outbox says so exactly once; every delivered event is
 //! recorded; and each delivery reports what it did.
 
-use kit::Trace;
+use kit::{Errors, Trace};
 
 use crate::orders::Observed;
 use crate::{Delivery, Outcome, PaymentEvent, Violation, ViolationKind};
@@ -33,21 +33,12 @@ pub(crate) fn judge(
             status: observed.status.clone(),
         });
     }
-    let errors = || {
-        delivered
-            .iter()
-            .filter_map(|(_, outcome)| outcome.as_ref().err())
-    };
-    if let Some(error) = errors().find(|error| !is_unique_violation(error)) {
-        return Err(ViolationKind::Common(Common::failed(error)));
-    }
+    let errors = Errors::of(delivered.iter().map(|(_, outcome)| outcome));
+    errors.failure().map_err(ViolationKind::Common)?;
     let winner = check_state(expect, observed, delivered)?;
-    if let Some(example) = errors().next() {
-        return Err(ViolationKind::DuplicateSurfacedAsError {
-            errors: errors().count(),
-            example: kit::describe_sqlx(example),
-        });
-    }
+    errors
+        .reported()
+        .map_err(|(errors, example)| ViolationKind::DuplicateSurfacedAsError { errors, example })?;
     for id in distinct_ids(delivered) {
         if !observed.recorded.iter().any(|recorded| recorded == id) {
             return Err(ViolationKind::NotRecorded {
@@ -193,8 +184,6 @@ fn announcement_of(status: &str) -> &'static str {
         _ => "(nothing: the order is pending)",
     }
 }
-
-pub(crate) use kit::{Common, is_unique_violation};
 
 /// Judges the deliveries, and words what it finds for the scenario.
 pub(crate) fn verdict(

@@ -50,6 +50,7 @@ pub use servers::server::{durable_local_server, server};
 pub use servers::{broker, dev_broker, dev_database};
 pub use words::common::{Calls, Common, Speaks, Topic, Words};
 pub use words::delivery::{Delivery, Rounds};
+pub use words::errors::Errors;
 pub use words::failure::FailureCause;
 pub use words::fault::Fault;
 pub use words::sqlstate::{

@@ -5,6 +5,7 @@
 
 pub(crate) mod common;
 pub(crate) mod delivery;
+pub(crate) mod errors;
 pub(crate) mod failure;
 pub(crate) mod fault;
 pub(crate) mod sqlstate;
