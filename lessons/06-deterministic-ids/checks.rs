@@ -26,7 +26,7 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
 
 crate::breaking::breakable!(
     "06",
-    deterministic_ids::scenarios::your_order,
+    deterministic_ids::scenarios::your_orders,
     deterministic_ids::scenarios::your_spec
 );
 
@@ -72,7 +72,7 @@ mod tests {
     #[tokio::test]
     async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
         scenarios::redelivered_after_commit(super::exercise()).await?;
-        scenarios::other_orders_do_not_wait(super::exercise()).await
+        super::play("a_payment_for_another_order_does_not_wait", super::exercise()).await
     }
 
     /// The solution's passing traces, which the chapter shows. Only the solution's: a student's

@@ -37,7 +37,7 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
 
 crate::breaking::breakable!(
     "10",
-    compensation::scenarios::your_order,
+    compensation::scenarios::your_orders,
     compensation::scenarios::your_spec
 );
 
@@ -104,7 +104,7 @@ mod tests {
         super::play("a_release_killed_half_way_happens_once_when_redelivered", super::exercise()).await?;
         super::play("a_release_cancelled_half_way_happens_once_when_redelivered", super::exercise()).await?;
         scenarios::replayed_after_a_restore(super::exercise()).await?;
-        scenarios::other_orders_do_not_wait(super::exercise()).await
+        super::play("a_release_for_another_order_does_not_wait", super::exercise()).await
     }
 
     /// The solution's passing traces, which the chapter shows. Only the solution's: a student's

@@ -81,6 +81,6 @@ async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result
     if (permutation.waits.iter()).any(|session| !played.waited(session)) {
         return Err(caught(ViolationKind::DecidedWithoutWaiting));
     }
-    played.unless_failure_hidden(during)
+    played.end(during)
 }
 // ANCHOR_END: play

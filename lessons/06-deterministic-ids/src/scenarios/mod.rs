@@ -3,16 +3,14 @@
 //! network, the step's record and its outbox show.
 
 mod barrier;
-mod neighbours;
 mod replayed;
 mod sequential;
 mod specs;
 
 pub use barrier::{barrier, barrier_rounds};
-pub use neighbours::other_orders_do_not_wait;
 pub use replayed::replayed_after_a_restore;
 pub use sequential::redelivered_after_commit;
-pub use specs::{SHIPPED, spec_test, your_order, your_spec};
+pub use specs::{SHIPPED, spec_test, your_orders, your_spec};
 
 use kit::TestDatabase;
 

@@ -11,38 +11,43 @@ use crate::{Delivery, Handler, OrderCreated, Outcome, Subject, Violation};
 
 kit::lesson_specs!(
     feed: OrderCreated => Outcome, read: OrderCreated::from_json, shown: shown,
-    check: your_order,
+    check: your_orders,
     yours: "order.created was delivered in the order your spec gives (a scripted interleaving)",
 );
 
-/// The one order.created a spec delivers: the lesson's rule is about one order delivered more
-/// than once, so every delivery must carry the same one.
-pub fn your_order(spec: &Spec) -> Result<OrderCreated, SpecError> {
-    spec.one_event("lesson 06", FEED.read, |order| {
+/// The order.created events a spec delivers, one per order: the lesson's rule is about one
+/// order delivered more than once, so every delivery for an order must carry the same one. A
+/// second order is a neighbour, judged by the same rule.
+pub fn your_orders(spec: &Spec) -> Result<Vec<OrderCreated>, SpecError> {
+    let order_id = |order: &OrderCreated| order.order_id().to_string();
+    spec.one_event_each("lesson 06", FEED.read, order_id, |order| {
         format!("order.created for {}", order.order_id())
     })
 }
 
 // ANCHOR: play
-/// Plays `permutation` of `spec` against `subject`, then judges it: the rule over what the
-/// network, the record and the outbox hold for the order, and the deliveries no fault ended;
-/// then, a delivery a fault ended must have reported its failure.
+/// Plays `permutation` of `spec` against `subject`, then judges it: for each order, the rule
+/// over what the network, the record and the outbox hold for it, and the deliveries for it no
+/// fault ended; then the endings every spec shares (a delivery a fault ended must have reported
+/// its failure, a neighbour must not have waited).
 async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result<(), Violation> {
     let during = run.during;
-    let order = your_order(run.spec).unwrap_or_else(|e| panic!("checked before playing: {e}"));
+    let orders = your_orders(run.spec).unwrap_or_else(|e| panic!("checked before playing: {e}"));
     let (db, step) = prepare(&subject, during).await?;
     let mut played = run.play(&db, &subject.handler, &FEED).await?;
-    let outcomes: Vec<_> = (played.delivered.drain(..))
-        .map(|(_, _, outcome)| outcome)
-        .collect();
-    let interleaving = Some(&mut played.interleaving);
-    let observed = observe(&step, order.order_id(), &[], during, interleaving).await?;
-    verdict(
-        &observed,
-        &outcomes,
-        during,
-        Some(played.interleaving.trace()),
-    )?;
-    played.unless_failure_hidden(during)
+    let mut observed = Vec::new();
+    for order in &orders {
+        let interleaving = Some(&mut played.interleaving);
+        observed.push(observe(&step, order.order_id(), &[], during, interleaving).await?);
+    }
+    for (order, observed) in orders.iter().zip(&observed) {
+        let outcomes: Vec<_> = (played.delivered)
+            .extract_if(.., |(_, event, _)| event.order_id() == order.order_id())
+            .map(|(_, _, outcome)| outcome)
+            .collect();
+        let trace = played.interleaving.trace();
+        verdict(observed, &outcomes, during, Some(trace))?;
+    }
+    played.end(during)
 }
 // ANCHOR_END: play

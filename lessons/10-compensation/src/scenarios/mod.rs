@@ -5,18 +5,16 @@
 //! (`specs/`, played by `specs.rs`); what data cannot say yet is Rust, here.
 
 mod barrier;
-mod neighbours;
 mod overtaken;
 mod replayed;
 mod sequential;
 mod specs;
 
 pub use barrier::{barrier, barrier_rounds};
-pub use neighbours::other_orders_do_not_wait;
 pub use overtaken::{cancellation_races_the_reservation, cancelled_before_the_reservation};
 pub use replayed::replayed_after_a_restore;
 pub use sequential::redelivered_after_commit;
-pub use specs::{SHIPPED, spec_test, your_order, your_spec};
+pub use specs::{SHIPPED, spec_test, your_orders, your_spec};
 
 use kit::TestDatabase;
 

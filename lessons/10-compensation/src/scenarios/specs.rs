@@ -12,33 +12,50 @@ use crate::{Delivery, Handler, Outcome, ReservationEvent, Subject, Violation};
 
 kit::lesson_specs!(
     feed: ReservationEvent => Outcome, read: ReservationEvent::from_json, shown: shown,
-    check: your_order,
+    check: your_orders,
     yours: "your spec's events were delivered in the order it gives (a scripted interleaving)",
 );
 
-/// The order every delivery of a spec is for: the rule judges one order's reservation, settled
-/// once.
-pub fn your_order(spec: &Spec) -> Result<String, SpecError> {
-    let order = |event: &ReservationEvent| format!("an event for {}", event.order_id());
-    let events = spec.all_for("lesson 10", FEED.read, order, "one order's reservation")?;
-    Ok(events[0].order_id().to_string())
+/// The orders a spec's deliveries are for, in the order they first appear: the rule judges
+/// each order's reservation, settled once, apart from the others'.
+pub fn your_orders(spec: &Spec) -> Result<Vec<String>, SpecError> {
+    let mut orders: Vec<String> = Vec::new();
+    for event in spec.events("lesson 10", FEED.read)? {
+        if !orders.iter().any(|order| order == event.order_id()) {
+            orders.push(event.order_id().to_string());
+        }
+    }
+    Ok(orders)
 }
 
 // ANCHOR: play
-/// Plays `permutation` of `spec` against `subject`, then judges it: the reservation settled
-/// once, by the first event to reach it, the units back on the shelf at most once, the release
-/// announced once, each delivery's report true; and a delivery a fault ended must have said so.
+/// Plays `permutation` of `spec` against `subject`, then judges it: for each order, the
+/// reservation settled once, by the first event to reach it, the units back on the shelf at most
+/// once, the release announced once, each delivery's report true; then the endings every spec
+/// shares (a delivery a fault ended must have said so, a neighbour must not have waited).
 async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result<(), Violation> {
     let during = run.during;
-    let order = your_order(run.spec).unwrap_or_else(|e| panic!("checked before playing: {e}"));
-    let (db, inventory) = with_reservations(&subject, during, &[&order]).await?;
+    let orders = your_orders(run.spec).unwrap_or_else(|e| panic!("checked before playing: {e}"));
+    let reserved: Vec<&str> = orders.iter().map(String::as_str).collect();
+    let (db, inventory) = with_reservations(&subject, during, &reserved).await?;
     let mut played = run.play(&db, &subject.handler, &FEED).await?;
-    let observed = observe(&inventory, &order, during, Some(&mut played.interleaving)).await?;
-    let trace = played.interleaving.trace().clone();
-    let outcomes: Vec<_> = (played.delivered.drain(..))
-        .map(|(_, _, outcome)| outcome)
-        .collect();
-    verdict(&observed, &outcomes, during, Some(&trace))?;
-    played.unless_failure_hidden(during)
+    let mut observed = Vec::new();
+    for order in &orders {
+        let interleaving = Some(&mut played.interleaving);
+        observed.push(observe(&inventory, order, during, interleaving).await?);
+    }
+    for (order, observed) in orders.iter().zip(&observed) {
+        let outcomes: Vec<_> = (played.delivered)
+            .extract_if(.., |(_, event, _)| event.order_id() == order)
+            .map(|(_, _, outcome)| outcome)
+            .collect();
+        verdict(
+            observed,
+            &outcomes,
+            during,
+            Some(played.interleaving.trace()),
+        )?;
+    }
+    played.end(during)
 }
 // ANCHOR_END: play

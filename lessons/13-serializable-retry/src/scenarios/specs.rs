@@ -64,6 +64,6 @@ async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result
     {
         return Ok(());
     }
-    played.unless_failure_hidden(during)
+    played.end(during)
 }
 // ANCHOR_END: play

@@ -49,7 +49,7 @@ async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result
             gave_up_without_waiting(played.waited(session), outcome, during, &trace)?;
         }
     }
-    played.unless_failure_hidden(during)
+    played.end(during)
 }
 
 /// The event that may resolve the order: the first delivery's in the permutation's order, or,

@@ -37,8 +37,11 @@
 //!   hold spaces, as in a wrong fix's header).
 //! - After a permutation, in a lesson's own specs: `test NAME`, the test that plays it (the
 //!   lesson's test list is its specs' `test` lines and its `tests.list`); `story "…"`, how a
-//!   failure's message tells the delivery (the sentence may run over several lines); `expect wait SESSION`, a delivery the permutation
-//!   must see waiting (one that decides without waiting has guessed).
+//!   failure's message tells the delivery (the sentence may run over several lines); `expect wait
+//!   SESSION`, a delivery the permutation must see waiting (one that decides without waiting has
+//!   guessed); `expect no wait SESSION for AGGREGATE on "HELD"`, a delivery that needs nothing
+//!   the others hold, and must not be seen waiting (one that waits locks more than its own
+//!   aggregate).
 //! - `#` starts a comment, outside braces. A block in braces may span lines; braces inside a
 //!   quoted string (`'…'`, `"…"`) or a SQL comment (`-- …`) do not count.
 //!
@@ -108,6 +111,20 @@ pub struct Permutation {
     /// Deliveries that must be seen waiting (`expect wait SESSION`): one that decides without
     /// waiting for a transaction still open has guessed its outcome.
     pub waits: Vec<String>,
+    /// Deliveries that must not be seen waiting (`expect no wait …`).
+    pub no_waits: Vec<NoWait>,
+}
+
+/// A delivery that needs nothing the other sessions hold (`expect no wait worker-2 for ord-2 on
+/// "ord-1's row"`): if it waits all the same, the handler locks more than its own aggregate, and
+/// one slow delivery holds up every other.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoWait {
+    pub session: String,
+    /// What the delivery is about: "ord-2".
+    pub aggregate: String,
+    /// What the others hold, that it must not wait on: "ord-1's uncommitted payment".
+    pub held: String,
 }
 
 /// What a permutation must show against one side.
@@ -258,7 +275,9 @@ impl Spec {
                     ),
                 ));
             }
-            for session in &permutation.waits {
+            let waits = permutation.waits.iter().map(|session| (session, "to wait"));
+            let no_waits = (permutation.no_waits.iter()).map(|n| (&n.session, "not to wait"));
+            for (session, expected) in waits.chain(no_waits) {
                 let delivered = (permutation.steps.iter()).any(|step| {
                     self.step(step).is_some_and(|(s, step)| {
                         &s.name == session && matches!(step.action, Action::Deliver(_))
@@ -268,7 +287,7 @@ impl Spec {
                     return Err(error(
                         permutation.line,
                         format!(
-                            "the permutation expects `{session}` to wait, but plays no \
+                            "the permutation expects `{session}` {expected}, but plays no \
                              delivery of `{session}`"
                         ),
                     ));
@@ -426,6 +445,7 @@ impl<'a> Parser<'a> {
                         test: None,
                         story: None,
                         waits: Vec::new(),
+                        no_waits: Vec::new(),
                     });
                 }
                 "expect" | "test" | "story" => {
@@ -444,6 +464,7 @@ impl<'a> Parser<'a> {
                         _ => match self.expectation(line)? {
                             Expected::Verdict(expectation) => permutation.expect.push(expectation),
                             Expected::Wait(session) => permutation.waits.push(session),
+                            Expected::NoWait(no_wait) => permutation.no_waits.push(no_wait),
                         },
                     }
                 }
@@ -669,6 +690,28 @@ impl<'a> Parser<'a> {
         Ok(story)
     }
 
+    /// The rest of `expect no wait SESSION for AGGREGATE on "HELD"`.
+    fn no_wait(&mut self, line: usize) -> Result<Expected, SpecError> {
+        let words = self.quoted_words(line)?;
+        match &words[..] {
+            [wait, session, r#for, aggregate, on, held]
+                if wait == "wait" && r#for == "for" && on == "on" =>
+            {
+                Ok(Expected::NoWait(NoWait {
+                    session: session.clone(),
+                    aggregate: aggregate.clone(),
+                    held: held.clone(),
+                }))
+            }
+            _ => Err(error(
+                line,
+                "`expect no wait` reads `expect no wait SESSION for AGGREGATE on \"WHAT THE \
+                 OTHERS HOLD\"`, as in `expect no wait worker-2 for ord-2 on \"ord-1's row\"`"
+                    .into(),
+            )),
+        }
+    }
+
     fn expectation(&mut self, line: usize) -> Result<Expected, SpecError> {
         let side = match self.word_on_line() {
             Some("exercise") => Side::Exercise,
@@ -682,12 +725,13 @@ impl<'a> Parser<'a> {
                     )),
                 };
             }
+            Some("no") => return self.no_wait(line),
             other => {
                 return Err(error(
                     line,
                     format!(
                         "`expect` names a side, `exercise` or `solution` (or `wait` and a \
-                         session), not `{}`",
+                         session, or `no wait …`), not `{}`",
                         other.unwrap_or("")
                     ),
                 ));
@@ -722,6 +766,7 @@ impl<'a> Parser<'a> {
 enum Expected {
     Verdict(Expectation),
     Wait(String),
+    NoWait(NoWait),
 }
 
 pub mod played;

@@ -5,7 +5,7 @@
 //! ended set apart (what they returned is no one's answer: their transaction rolled back), and
 //! which deliveries were seen waiting.
 
-use super::{Permutation, Spec};
+use super::{NoWait, Permutation, Spec};
 use crate::engine::interleaving::Interleaving;
 use crate::engine::subject::Handler;
 use crate::servers::database::TestDatabase;
@@ -101,6 +101,7 @@ pub struct Played<E, T, X> {
     /// The first delivery a fault ended that reported success all the same.
     pub hidden: Option<Hidden<T>>,
     waited: Vec<String>,
+    no_waits: Vec<NoWait>,
 }
 
 /// A delivery a fault ended, which reported success all the same.
@@ -119,17 +120,25 @@ impl<E, T, X> Played<E, T, X> {
         self.waited.iter().any(|w| w == session)
     }
 
-    /// A delivery a fault ended must report the failure, since only its error gets the event
-    /// delivered again. The trace is offered as a passing one otherwise.
-    pub fn unless_failure_hidden<K: Explain<D, Outcome = T>, D: Copy>(
+    /// The endings every spec shares, after the lesson's rule: a delivery that must not wait
+    /// (`expect no wait`) did not; a delivery a fault ended reported its failure, since only its
+    /// error gets the event delivered again. The trace is offered as a passing one otherwise.
+    pub fn end<K: Explain<D, Outcome = T>, D: Copy>(
         self,
         during: D,
     ) -> Result<(), Violation<K, D>> {
+        let trace = self.interleaving.trace();
+        if let Some(no_wait) = (self.no_waits.iter()).find(|n| self.waited(&n.session)) {
+            let NoWait {
+                aggregate, held, ..
+            } = no_wait;
+            return Violation::unless_waited(true, aggregate, held, during, trace);
+        }
         let (hidden, fault) = match self.hidden {
             Some(hidden) => (Some(hidden.reported), hidden.fault),
             None => (None, Fault::Killed),
         };
-        Violation::unless_failure_hidden(hidden, fault, during, self.interleaving.trace())
+        Violation::unless_failure_hidden(hidden, fault, during, trace)
     }
 }
 
@@ -213,5 +222,6 @@ where
         ended,
         hidden,
         waited,
+        no_waits: permutation.no_waits.clone(),
     })
 }

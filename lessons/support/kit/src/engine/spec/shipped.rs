@@ -118,17 +118,30 @@ impl Spec {
         read: impl Fn(&str) -> Result<E, String>,
         named: impl Fn(&E) -> String,
     ) -> Result<E, SpecError> {
-        let events = self.all_alike(
-            who,
-            read,
-            |a, b| a == b,
-            named,
-            "one event delivered more than once",
-        )?;
-        Ok(events
-            .into_iter()
-            .next()
-            .expect("events refuses a spec without one"))
+        let mut events = self.one_event_each(who, read, |_| (), named)?;
+        Ok(events.swap_remove(0))
+    }
+
+    /// [`Spec::one_event`] for each thing `key` names (an order), for a lesson whose rule judges
+    /// each order apart: the distinct events, in the spec's order. Two different events for one
+    /// order are refused with the line of the second.
+    pub fn one_event_each<E: PartialEq, K: PartialEq>(
+        &self,
+        who: &str,
+        read: impl Fn(&str) -> Result<E, String>,
+        key: impl Fn(&E) -> K,
+        named: impl Fn(&E) -> String,
+    ) -> Result<Vec<E>, SpecError> {
+        let rule = "one event delivered more than once";
+        let together = |a: &E, b: &E| key(a) == key(b);
+        let events = self.all_alike(who, read, together, |a, b| a == b, named, rule)?;
+        let mut distinct: Vec<E> = Vec::new();
+        for event in events {
+            if !distinct.iter().any(|seen| key(seen) == key(&event)) {
+                distinct.push(event);
+            }
+        }
+        Ok(distinct)
     }
 
     /// Every delivery's event, in the spec's order, all for one thing, `key` (its order, for a
@@ -141,20 +154,29 @@ impl Spec {
         key: impl Fn(&E) -> String,
         rule: &str,
     ) -> Result<Vec<E>, SpecError> {
-        self.all_alike(who, read, |a, b| key(a) == key(b), &key, rule)
+        self.all_alike(who, read, |_, _| true, |a, b| key(a) == key(b), &key, rule)
     }
 
+    /// Every delivery's event, each `alike` the first delivered `together` with it (for
+    /// [`Spec::one_event_each`], the first for its order).
     fn all_alike<E>(
         &self,
         who: &str,
         read: impl Fn(&str) -> Result<E, String>,
+        together: impl Fn(&E, &E) -> bool,
         alike: impl Fn(&E, &E) -> bool,
         named: impl Fn(&E) -> String,
         rule: &str,
     ) -> Result<Vec<E>, SpecError> {
         let events = self.events_at(who, read)?;
-        let first = &events[0].2;
-        if let Some((session, line, event)) = events.iter().find(|(_, _, e)| !alike(e, first)) {
+        let first_with = |e: &E| {
+            &(events.iter().find(|(_, _, f)| together(f, e)))
+                .expect("an event is together with itself")
+                .2
+        };
+        let unlike = events.iter().find(|(_, _, e)| !alike(e, first_with(e)));
+        if let Some((session, line, event)) = unlike {
+            let first = first_with(event);
             return Err(SpecError {
                 line: *line,
                 message: format!(

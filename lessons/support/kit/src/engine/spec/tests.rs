@@ -27,6 +27,7 @@ test the_first_delivery_dies_while_it_waits
 story "was delivered twice,
        the first worker killed while it waited"
 expect wait worker-1
+expect no wait worker-2 for acct-2 on "acct-1's row"
 "#;
 
 #[test]
@@ -86,6 +87,14 @@ fn a_race_reads_as_its_sessions_steps_and_permutations() {
         Some("was delivered twice, the first worker killed while it waited")
     );
     assert_eq!(spec.permutations[1].waits, ["worker-1"]);
+    assert_eq!(
+        spec.permutations[1].no_waits,
+        [NoWait {
+            session: "worker-2".into(),
+            aggregate: "acct-2".into(),
+            held: "acct-1's row".into(),
+        }]
+    );
     assert_eq!(first.test, None);
 }
 
@@ -226,6 +235,17 @@ fn each_kind_of_bad_file_is_refused_with_its_line() {
             "session w\nstep d deliver {}\nsession v\nstep e deliver {}\npermutation d\nexpect wait v\n",
             5,
             "expects `v` to wait, but plays no delivery of `v`",
+        ),
+        (
+            "session w\nstep d deliver {}\nsession v\nstep e deliver {}\npermutation d\n\
+             expect no wait v for ord-2 on \"ord-1's row\"\n",
+            5,
+            "expects `v` not to wait, but plays no delivery of `v`",
+        ),
+        (
+            "session w\nstep d deliver {}\npermutation d\nexpect no wait w on ord-1\n",
+            4,
+            "reads `expect no wait SESSION for AGGREGATE on",
         ),
         (
             "session w\nstep d deliver {}\npermutation d\nstory one two\n",
