@@ -50,7 +50,7 @@ mod tests {
         scenarios::event_for_an_unknown_order(super::exercise()).await?;
         super::play("a_redelivery_after_a_cancelled_delivery_applies_the_event", super::exercise()).await?;
         scenarios::instalments_race_for_one_order(super::exercise()).await?;
-        scenarios::other_orders_do_not_wait(super::exercise()).await?;
+        super::play("a_payment_for_another_order_does_not_wait", super::exercise()).await?;
         super::play("a_duplicate_waiting_on_a_delivery_that_dies_applies_the_event", super::exercise()).await
     }
 

@@ -71,7 +71,7 @@ mod tests {
     async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
         scenarios::redelivered_after_commit(super::exercise()).await?;
         scenarios::instalments_race_for_one_order(super::exercise()).await?;
-        scenarios::other_orders_do_not_wait(super::exercise()).await?;
+        super::play("a_payment_for_another_order_does_not_wait", super::exercise()).await?;
         scenarios::barrier(super::exercise(), Mix::SameEvent, 8).await
     }
 

@@ -91,7 +91,7 @@ mod tests {
         scenarios::late_failure_after_confirmation(super::exercise()).await?;
         super::play("a_redelivery_after_a_cancelled_delivery_applies_the_event", super::exercise()).await?;
         scenarios::instalments_race_for_one_order(super::exercise()).await?;
-        scenarios::other_orders_do_not_wait(super::exercise()).await?;
+        super::play("a_payment_for_another_order_does_not_wait", super::exercise()).await?;
         scenarios::redelivered_instalment(super::exercise()).await
     }
 

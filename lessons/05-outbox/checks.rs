@@ -40,7 +40,7 @@ mod tests {
         super::play("a_delivery_that_dies_before_the_change_is_applied_by_the_redelivery", super::exercise()).await?;
         super::play("a_redelivery_after_a_cancelled_delivery_applies_the_event", super::exercise()).await?;
         scenarios::instalments_race_for_one_order(super::exercise()).await?;
-        scenarios::other_orders_do_not_wait(super::exercise()).await?;
+        super::play("a_payment_for_another_order_does_not_wait", super::exercise()).await?;
         scenarios::barrier(super::exercise(), Mix::Mixed, 8).await
     }
 

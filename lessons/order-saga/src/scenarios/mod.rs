@@ -13,12 +13,12 @@ pub use barrier::{
     BARRIER_ROUNDS, Mix, barrier, barrier_of_both, barrier_of_contradictions,
     barrier_of_duplicates, barrier_rounds,
 };
-pub use neighbours::{instalments_race_for_one_order, other_orders_do_not_wait};
+pub use neighbours::instalments_race_for_one_order;
 pub use sequential::{
     event_for_an_unknown_order, late_failure_after_confirmation, redelivered_after_commit,
     redelivered_instalment,
 };
-pub use specs::{SHIPPED, spec_test, your_order, your_spec};
+pub use specs::{SHIPPED, spec_test, your_orders, your_spec};
 
 use kit::{TestDatabase, Trace};
 

@@ -32,7 +32,7 @@ macro_rules! lesson {
 
         $crate::breaking::breakable!(
             $number,
-            order_saga::scenarios::your_order,
+            order_saga::scenarios::your_orders,
             order_saga::scenarios::your_spec
         );
     };
