@@ -82,7 +82,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
         scenarios::relayed_and_consumed_once(super::exercise()).await?;
-        scenarios::other_orders_do_not_wait(super::exercise()).await?;
+        super::play("a_message_for_another_order_does_not_wait", super::exercise()).await?;
         scenarios::barrier(super::exercise(), 8).await
     }
 

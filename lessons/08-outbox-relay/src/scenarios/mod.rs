@@ -4,14 +4,12 @@
 //! (`specs/`, played by `specs.rs`).
 
 mod barrier;
-mod neighbours;
 mod refused;
 mod restored;
 mod sequential;
 mod specs;
 
 pub use barrier::barrier;
-pub use neighbours::other_orders_do_not_wait;
 pub use refused::broker_refuses_a_message;
 pub use restored::producer_restored_from_a_backup;
 pub use sequential::relayed_and_consumed_once;

@@ -61,8 +61,8 @@ fn read_step(json: &str) -> Result<Step, String> {
 /// relays run until they find nothing; then the consumer handles every message the broker got
 /// that no step was handed, and the rule judges every outbox row. What a relay a fault ended
 /// reported is not judged (no sender waits on a relay's report, and the next pass relays
-/// whatever it failed to), though what it did to the outbox and the broker is; a consumer a
-/// fault ended must have reported the failure.
+/// whatever it failed to), though what it did to the outbox and the broker is; a consumer that
+/// must not wait did not; a consumer a fault ended must have reported the failure.
 async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result<(), Violation> {
     let during = run.during;
     let given = delivered(run.spec).unwrap_or_else(|e| panic!("checked before playing: {e}"));
@@ -86,6 +86,7 @@ async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result
     }
     steps.extend(consume_all(&subject, &world, &pool, position, during).await?);
     verdict(&world, &steps, during, Some(&mut played.interleaving)).await?;
+    played.unless_a_neighbour_waited(during)?;
     let (hidden, fault) = match played.hidden {
         Some(Hidden {
             reported: Done::Consumed(outcome),

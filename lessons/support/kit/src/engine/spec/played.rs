@@ -120,6 +120,23 @@ impl<E, T, X> Played<E, T, X> {
         self.waited.iter().any(|w| w == session)
     }
 
+    /// A delivery that must not wait (`expect no wait`) was not seen waiting; the first that was
+    /// is a handler that locks more than its own aggregate.
+    pub fn unless_a_neighbour_waited<K: Explain<D>, D: Copy>(
+        &self,
+        during: D,
+    ) -> Result<(), Violation<K, D>> {
+        match (self.no_waits.iter()).find(|n| self.waited(&n.session)) {
+            Some(NoWait {
+                aggregate, held, ..
+            }) => {
+                let trace = self.interleaving.trace();
+                Violation::unless_waited(true, aggregate, held, during, trace)
+            }
+            None => Ok(()),
+        }
+    }
+
     /// The endings every spec shares, after the lesson's rule: a delivery that must not wait
     /// (`expect no wait`) did not; a delivery a fault ended reported its failure, since only its
     /// error gets the event delivered again. The trace is offered as a passing one otherwise.
@@ -127,13 +144,8 @@ impl<E, T, X> Played<E, T, X> {
         self,
         during: D,
     ) -> Result<(), Violation<K, D>> {
+        self.unless_a_neighbour_waited(during)?;
         let trace = self.interleaving.trace();
-        if let Some(no_wait) = (self.no_waits.iter()).find(|n| self.waited(&n.session)) {
-            let NoWait {
-                aggregate, held, ..
-            } = no_wait;
-            return Violation::unless_waited(true, aggregate, held, during, trace);
-        }
         let (hidden, fault) = match self.hidden {
             Some(hidden) => (Some(hidden.reported), hidden.fault),
             None => (None, Fault::Killed),
