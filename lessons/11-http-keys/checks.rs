@@ -101,7 +101,7 @@ mod tests {
     async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
         scenarios::forgotten_after_its_window(super::exercise()).await?;
         scenarios::another_client_sends_the_same_key(super::exercise()).await?;
-        scenarios::another_client_does_not_wait(super::exercise()).await
+        super::play("another_clients_request_does_not_wait_for_ours", super::exercise()).await
     }
 
     /// The solution's passing traces, which the chapter shows. Only the solution's: a student's

@@ -11,7 +11,7 @@ mod specs;
 
 pub use barrier::{barrier, barrier_rounds};
 pub use expired::forgotten_after_its_window;
-pub use neighbours::{another_client_does_not_wait, another_client_sends_the_same_key};
+pub use neighbours::another_client_sends_the_same_key;
 pub use sequential::{key_sent_again_with_another_request, retried_after_a_refund};
 pub use specs::{FEED, SHIPPED, spec_test, your_requests, your_spec};
 

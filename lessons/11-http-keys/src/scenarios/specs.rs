@@ -5,10 +5,11 @@
 //! payments and every answer its client acted on.
 
 use kit::Fault;
-use kit::spec::{Action, Run, Spec, SpecError};
+use kit::spec::{Action, NoWait, Run, Spec, SpecError};
 
-use super::{CLIENT, judge, prepare, send_each, sent_by, shown};
+use super::{CLIENT, Sent, judge, prepare, send_each, sent_by, shown};
 use crate::http::describe;
+use crate::observe::Payments;
 use crate::{Call, Delivery, Handler, Http, Subject, Violation};
 
 kit::lesson_specs!(
@@ -18,17 +19,18 @@ kit::lesson_specs!(
     yours: "acme's requests were sent in the order your spec gives (a scripted interleaving)",
 );
 
-/// The requests a spec sends, as `deliver 11` reads a line. The rule judges acme's payment
-/// under one key, so every request is acme's.
+/// The requests a spec sends, as `deliver 11` reads a line. The rule judges each client's
+/// payments by the answers its own requests got; the tests' database knows two clients, acme
+/// and globex.
 pub fn your_requests(spec: &Spec) -> Result<Vec<Call>, SpecError> {
     let requests = spec.events("lesson 11", FEED.read)?;
-    match (requests.iter()).position(|call| call.client != CLIENT) {
+    let known = |call: &Call| ["acme", "globex"].contains(&call.client.as_str());
+    match (requests.iter()).position(|call| !known(call)) {
         None => Ok(requests),
         Some(at) => Err(SpecError {
             line: spec.deliveries()[at].1,
             message: format!(
-                "the request is {}'s: lesson 11's rule judges acme's payment under one key, so \
-                 every request is acme's",
+                "the request is {}'s: lesson 11's tests know two clients, acme and globex",
                 requests[at].client
             ),
         }),
@@ -36,14 +38,15 @@ pub fn your_requests(spec: &Spec) -> Result<Vec<Call>, SpecError> {
 }
 
 // ANCHOR: play
-/// Plays `permutation` of `spec` against `subject`, then judges acme's payments by the answers
-/// its client acted on:
+/// Plays `permutation` of `spec` against `subject`, then judges each client's payments (acme's,
+/// and another's that chose the same key) by the answers its client acted on:
 /// - a request killed, or cancelled, while it waited on no other request failed on its own: its
 ///   client sends it again (the spec's next request), and only that one's answer counts; the
 ///   failed request must not have answered as if it had succeeded (a 409, "come back later", is
 ///   fine, since the retry made the payment);
 /// - otherwise the requests overlapped, and every answer counts; a request whose wait on another
-///   one was cut short is told to come back, and once every step has finished its client does.
+///   one was cut short is told to come back, and once every step has finished its client does;
+///   and a request that must not wait (`expect no wait`) did not.
 async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result<(), Violation> {
     let (during, spec) = (run.during, run.spec);
     let calls: Vec<(String, Call)> = (spec.deliveries().into_iter())
@@ -58,6 +61,7 @@ async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result
     let script = (spec.script(&http, FEED.shown, FEED.read)).unwrap_or_else(|e| panic!("{e}"));
     let order = run.permutation.order();
     let (mut interleaving, ran) = kit::play(&db, script, &order, describe, during).await?;
+    let waited = (run.permutation.no_waits.iter()).find(|n| ran.waited(&n.session));
     let is_a_request = |session: &String| calls.iter().any(|(s, _)| s == session);
     // A fault that reached a request waiting on another request cut its wait short; any other
     // ended the request on its own.
@@ -76,8 +80,7 @@ async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result
         let (kept, hidden) = ran.apart_from_failed(worker);
         let retries: Vec<_> = (calls.iter()).filter(|(s, _)| s != worker).collect();
         let sent = sent_by(kept, &retries);
-        let trace = Some(&mut interleaving);
-        judge(&payments, CLIENT, &sent, during, false, trace).await?;
+        judge_each(&payments, sent, during, false, &mut interleaving).await?;
         let hidden = hidden.filter(|answer| answer.status != 409).map(Box::new);
         return Violation::unless_failure_hidden(hidden, fault, during, interleaving.trace());
     }
@@ -92,19 +95,40 @@ async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result
         }
         sent.extend(later);
     }
-    judge(
-        &payments,
-        CLIENT,
-        &sent,
-        during,
-        true,
-        Some(&mut interleaving),
-    )
-    .await?;
+    judge_each(&payments, sent, during, true, &mut interleaving).await?;
+    if let Some(NoWait {
+        aggregate, held, ..
+    }) = waited
+    {
+        return Violation::unless_waited(true, aggregate, held, during, interleaving.trace());
+    }
     kit::passing_trace(interleaving.trace());
     Ok(())
 }
 // ANCHOR_END: play
+
+/// Judges each client's payments by the answers its own requests got, acme's first, then the
+/// others' in the order they first sent.
+async fn judge_each(
+    payments: &Payments,
+    mut sent: Vec<Sent>,
+    during: Delivery,
+    overlapped: bool,
+    interleaving: &mut kit::Interleaving,
+) -> Result<(), Violation> {
+    let mut clients = vec![CLIENT.to_string()];
+    for s in &sent {
+        if !clients.contains(&s.call.client) {
+            clients.push(s.call.client.clone());
+        }
+    }
+    for client in &clients {
+        let theirs: Vec<Sent> = sent.extract_if(.., |s| &s.call.client == client).collect();
+        let trace = Some(&mut *interleaving);
+        judge(payments, client, &theirs, during, overlapped, trace).await?;
+    }
+    Ok(())
+}
 
 /// The request the permutation kills or cancels, if it does, and how.
 fn failed<'a>(run: &Run<'a, Delivery>) -> Option<(&'a str, Fault)> {

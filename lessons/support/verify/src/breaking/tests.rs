@@ -266,6 +266,13 @@ fn each_kind_of_bad_file_is_refused_with_its_line() {
             "w delivers what lesson 13 refuses",
         ),
         (
+            "11",
+            "session w\nstep d deliver {\"client\": \"initech\", \"key\": \"k-1\", \
+             \"body\": {\"amount_cents\": 1500, \"currency\": \"eur\"}}\npermutation d\n",
+            2,
+            "two clients, acme and globex",
+        ),
+        (
             "13",
             "session w\nstep d deliver {\"id\": \"auth-1\", \"type\": \"authorization.requested\", \
              \"aggregate_id\": \"cus-1\", \"payload\": {\"customer_id\": \"cus-1\", \"card_id\": \
