@@ -100,7 +100,10 @@ async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result
         aggregate, held, ..
     }) = waited
     {
-        return Violation::unless_waited(true, aggregate, held, during, interleaving.trace());
+        let trace = interleaving.trace();
+        return Err(Violation::waited_on_a_neighbour(
+            aggregate, held, during, trace,
+        ));
     }
     kit::passing_trace(interleaving.trace());
     Ok(())

@@ -125,27 +125,14 @@ impl<K: Explain<D>, D: Copy> Violation<K, D> {
         }
     }
 
-    /// The ending of a scenario whose second delivery needs nothing the first holds: if it
-    /// `waited` all the same, `waiting` (its aggregate, "ord-2") waited on `held` ("ord-1's
-    /// row"), and one slow delivery holds up every other. Otherwise the scenario passed, and its
-    /// trace is offered to the chapters.
-    pub fn unless_waited(
-        waited: bool,
-        waiting: &str,
-        held: &str,
-        during: D,
-        trace: &Trace,
-    ) -> Result<(), Self> {
-        if waited {
-            return Err(Self::caught(during, Some(trace))(K::common(
-                Common::WaitedOnANeighbour {
-                    waiting: waiting.into(),
-                    held: held.into(),
-                },
-            )));
-        }
-        passing_trace(trace);
-        Ok(())
+    /// A delivery that needed nothing the others held waited all the same: `waiting` (its
+    /// aggregate, "ord-2") waited on `held` ("ord-1's row"), and one slow delivery holds up
+    /// every other (a spec's `expect no wait`).
+    pub fn waited_on_a_neighbour(waiting: &str, held: &str, during: D, trace: &Trace) -> Self {
+        Self::caught(during, Some(trace))(K::common(Common::WaitedOnANeighbour {
+            waiting: waiting.into(),
+            held: held.into(),
+        }))
     }
 
     /// A script step that neither finished nor waited on a lock is the student's doing (a

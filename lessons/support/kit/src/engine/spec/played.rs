@@ -131,7 +131,9 @@ impl<E, T, X> Played<E, T, X> {
                 aggregate, held, ..
             }) => {
                 let trace = self.interleaving.trace();
-                Violation::unless_waited(true, aggregate, held, during, trace)
+                Err(Violation::waited_on_a_neighbour(
+                    aggregate, held, during, trace,
+                ))
             }
             None => Ok(()),
         }
