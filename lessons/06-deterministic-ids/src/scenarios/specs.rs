@@ -20,9 +20,8 @@ kit::lesson_specs!(
 /// second order is a neighbour, judged by the same rule.
 pub fn your_orders(spec: &Spec) -> Result<Vec<OrderCreated>, SpecError> {
     let order_id = |order: &OrderCreated| order.order_id().to_string();
-    spec.one_event_each("lesson 06", FEED.read, order_id, |order| {
-        format!("order.created for {}", order.order_id())
-    })
+    let named = |order: &OrderCreated| format!("{} for {}", order.id(), order.order_id());
+    spec.one_event_each("lesson 06", FEED.read, order_id, named, "order")
 }
 
 // ANCHOR: play

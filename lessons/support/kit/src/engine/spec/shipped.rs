@@ -118,76 +118,53 @@ impl Spec {
         read: impl Fn(&str) -> Result<E, String>,
         named: impl Fn(&E) -> String,
     ) -> Result<E, SpecError> {
-        let mut events = self.one_event_each(who, read, |_| (), named)?;
+        let same = "every delivery carries the same one";
+        let mut events = self.one_event_by(who, read, |_| (), named, same)?;
         Ok(events.swap_remove(0))
     }
 
-    /// [`Spec::one_event`] for each thing `key` names (an order), for a lesson whose rule judges
-    /// each order apart: the distinct events, in the spec's order. Two different events for one
-    /// order are refused with the line of the second.
+    /// [`Spec::one_event`] for each thing `key` names (its `noun`: an order), for a lesson whose
+    /// rule judges each order apart: the distinct events, in the spec's order. A second, different
+    /// event for one order is refused with its line.
     pub fn one_event_each<E: PartialEq, K: PartialEq>(
         &self,
         who: &str,
         read: impl Fn(&str) -> Result<E, String>,
         key: impl Fn(&E) -> K,
         named: impl Fn(&E) -> String,
+        noun: &str,
     ) -> Result<Vec<E>, SpecError> {
-        let rule = "one event delivered more than once";
-        let together = |a: &E, b: &E| key(a) == key(b);
-        let events = self.all_alike(who, read, together, |a, b| a == b, named, rule)?;
+        let same = format!("every delivery for one {noun} carries the same one");
+        self.one_event_by(who, read, key, named, &same)
+    }
+
+    fn one_event_by<E: PartialEq, K: PartialEq>(
+        &self,
+        who: &str,
+        read: impl Fn(&str) -> Result<E, String>,
+        key: impl Fn(&E) -> K,
+        named: impl Fn(&E) -> String,
+        same: &str,
+    ) -> Result<Vec<E>, SpecError> {
         let mut distinct: Vec<E> = Vec::new();
-        for event in events {
-            if !distinct.iter().any(|seen| key(seen) == key(&event)) {
-                distinct.push(event);
+        for (session, line, event) in self.events_at(who, read)? {
+            match distinct.iter().find(|first| key(first) == key(&event)) {
+                Some(first) if *first != event => {
+                    return Err(SpecError {
+                        line,
+                        message: format!(
+                            "{session} delivers {}, and an earlier session {}: {who}'s rule \
+                             judges one event delivered more than once, so {same}",
+                            named(&event),
+                            named(first)
+                        ),
+                    });
+                }
+                Some(_) => {}
+                None => distinct.push(event),
             }
         }
         Ok(distinct)
-    }
-
-    /// Every delivery's event, in the spec's order, all for one thing, `key` (its order, for a
-    /// lesson whose rule judges one order): one for another is refused with its line, `key`
-    /// naming both (`order ord-2`), as what `who`'s rule judges (`rule`: "one order").
-    pub fn all_for<E>(
-        &self,
-        who: &str,
-        read: impl Fn(&str) -> Result<E, String>,
-        key: impl Fn(&E) -> String,
-        rule: &str,
-    ) -> Result<Vec<E>, SpecError> {
-        self.all_alike(who, read, |_, _| true, |a, b| key(a) == key(b), &key, rule)
-    }
-
-    /// Every delivery's event, each `alike` the first delivered `together` with it (for
-    /// [`Spec::one_event_each`], the first for its order).
-    fn all_alike<E>(
-        &self,
-        who: &str,
-        read: impl Fn(&str) -> Result<E, String>,
-        together: impl Fn(&E, &E) -> bool,
-        alike: impl Fn(&E, &E) -> bool,
-        named: impl Fn(&E) -> String,
-        rule: &str,
-    ) -> Result<Vec<E>, SpecError> {
-        let events = self.events_at(who, read)?;
-        let first_with = |e: &E| {
-            &(events.iter().find(|(_, _, f)| together(f, e)))
-                .expect("an event is together with itself")
-                .2
-        };
-        let unlike = events.iter().find(|(_, _, e)| !alike(e, first_with(e)));
-        if let Some((session, line, event)) = unlike {
-            let first = first_with(event);
-            return Err(SpecError {
-                line: *line,
-                message: format!(
-                    "{session} delivers {}, and an earlier session {}: {who}'s rule judges \
-                     {rule}, so every delivery carries the same one",
-                    named(event),
-                    named(first)
-                ),
-            });
-        }
-        Ok(events.into_iter().map(|(_, _, event)| event).collect())
     }
 }
 
