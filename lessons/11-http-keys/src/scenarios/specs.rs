@@ -80,7 +80,7 @@ async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result
         let (kept, hidden) = ran.apart_from_failed(worker);
         let retries: Vec<_> = (calls.iter()).filter(|(s, _)| s != worker).collect();
         let sent = sent_by(kept, &retries);
-        judge_each(&payments, sent, during, false, &mut interleaving).await?;
+        judge_each(&payments, &calls, sent, during, false, &mut interleaving).await?;
         let hidden = hidden.filter(|answer| answer.status != 409).map(Box::new);
         return Violation::unless_failure_hidden(hidden, fault, during, interleaving.trace());
     }
@@ -95,7 +95,7 @@ async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result
         }
         sent.extend(later);
     }
-    judge_each(&payments, sent, during, true, &mut interleaving).await?;
+    judge_each(&payments, &calls, sent, during, true, &mut interleaving).await?;
     if let Some(NoWait {
         aggregate, held, ..
     }) = waited
@@ -110,23 +110,29 @@ async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result
 }
 // ANCHOR_END: play
 
-/// Judges each client's payments by the answers its own requests got, acme's first, then the
-/// others' in the order they first sent.
+/// Judges the payments of each client the spec's `calls` are from by the answers its own
+/// requests got (`sent`): acme's first, then the others' in the order they appear.
 async fn judge_each(
     payments: &Payments,
+    calls: &[(String, Call)],
     mut sent: Vec<Sent>,
     during: Delivery,
     overlapped: bool,
     interleaving: &mut kit::Interleaving,
 ) -> Result<(), Violation> {
-    let mut clients = vec![CLIENT.to_string()];
-    for s in &sent {
-        if !clients.contains(&s.call.client) {
-            clients.push(s.call.client.clone());
+    let mut clients: Vec<&str> = Vec::new();
+    let acme_first = (calls.iter()).map(|(_, call)| call.client.as_str());
+    for client in acme_first
+        .clone()
+        .filter(|c| *c == CLIENT)
+        .chain(acme_first)
+    {
+        if !clients.contains(&client) {
+            clients.push(client);
         }
     }
-    for client in &clients {
-        let theirs: Vec<Sent> = sent.extract_if(.., |s| &s.call.client == client).collect();
+    for client in clients {
+        let theirs: Vec<Sent> = sent.extract_if(.., |s| s.call.client == client).collect();
         let trace = Some(&mut *interleaving);
         judge(payments, client, &theirs, during, overlapped, trace).await?;
     }
