@@ -234,7 +234,7 @@ pub fn breaking(root: &Path, name: &str, file: &str) -> Result<ExitCode, String>
                 lesson.number
             )
         })?;
-    eprintln!("building the shipped exercises and solutions (the first time, a minute or so) …");
+    build_the_breaker(root)?;
     let mut command = cargo(root);
     command
         .args([
@@ -249,6 +249,36 @@ pub fn breaking(root: &Path, name: &str, file: &str) -> Result<ExitCode, String>
         .arg(lesson.number)
         .arg(path);
     run(command)
+}
+
+/// Builds `workbook-break`, which links every lesson's shipped exercise and solution, and says
+/// so only when cargo has something to compile; what cargo printed is shown if the build fails.
+fn build_the_breaker(root: &Path) -> Result<(), String> {
+    use std::io::BufRead;
+    let mut child = cargo(root)
+        .args(["build", "-p", "workbook-verify", "--bin", "workbook-break"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(cargo_missing)?;
+    let (mut said, mut announced) = (Vec::new(), false);
+    let stderr = child.stderr.take().expect("stderr is piped");
+    for line in std::io::BufReader::new(stderr)
+        .lines()
+        .map_while(Result::ok)
+    {
+        if line.trim_start().starts_with("Compiling ") && !announced {
+            eprintln!("building the shipped exercises and solutions (a minute or so, once) …");
+            announced = true;
+        }
+        said.push(line);
+    }
+    match child.wait().map_err(cargo_missing)?.success() {
+        true => Ok(()),
+        false => Err(format!(
+            "the workbook did not build, so no spec can be played. Cargo said:\n{}",
+            said.join("\n")
+        )),
+    }
 }
 
 /// Where a lesson's specs are, from the workspace root: `lessons/FOLDER/specs`, or the specs of
