@@ -100,6 +100,13 @@ pub enum KitError {
     #[error("the script tried to kill {session}, which was not waiting on a lock: it had finished")]
     NotWaiting { session: String },
 
+    /// The loopback relay that cuts a worker's connection at its COMMIT could not start.
+    #[error("could not start the relay that cuts {worker}'s connection at its COMMIT: {source}")]
+    Relay {
+        worker: String,
+        source: std::io::Error,
+    },
+
     /// A delivery returned, and its session (which the pool keeps for the next delivery) still
     /// holds something of it: `left` says what.
     #[error(

@@ -45,6 +45,7 @@ pub use servers::broker::{Broker, broker};
 pub use servers::database::TestDatabase;
 pub use servers::deadline::{DEADLINE_VAR, DID_NOT_FINISH};
 pub use servers::leftovers::{drop_leftovers, machine_tag, process_is_gone};
+pub use servers::relay::Cut;
 pub use servers::schema::Schema;
 pub use servers::server::{durable_local_server, server};
 pub use servers::{broker, dev_broker, dev_database};

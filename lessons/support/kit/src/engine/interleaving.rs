@@ -16,6 +16,7 @@ use tokio::task::JoinHandle;
 
 use crate::error::KitError;
 use crate::servers::database::TestDatabase;
+use crate::servers::relay::{Cut, Relay};
 use crate::words::trace::Trace;
 
 mod session_step;
@@ -41,6 +42,10 @@ pub struct Interleaving {
     /// Backend pid → session name, for every session of this scenario (and no other).
     names: Vec<(i32, String)>,
     trace: Trace,
+    /// Each worker whose connection a relay may cut at its COMMIT, and whether the trace has
+    /// said that it did. A relay lives as long as the scenario: its worker's pool reaches the
+    /// server through it until the end.
+    cuts: Vec<(String, Relay, bool)>,
 }
 
 /// A session the script drives statement by statement (it holds the locks).
@@ -94,6 +99,7 @@ impl Interleaving {
             observer: db.session().await?,
             names: Vec::new(),
             trace: Trace::default(),
+            cuts: Vec::new(),
         })
     }
 
@@ -398,7 +404,7 @@ impl Interleaving {
             .map_err(KitError::database("take back a worker's connection"))?;
         let row = self
             .observer
-            .query_one(
+            .query_opt(
                 "SELECT coalesce(a.state, ''), \
                         (SELECT count(*) FROM pg_locks l \
                           WHERE l.pid = $1 AND l.locktype = 'advisory' AND l.granted) \
@@ -408,6 +414,10 @@ impl Interleaving {
             .await
             .map_err(KitError::observer(format!("looking at what {name} left")))?;
         drop(held);
+        // Its connection was cut at its COMMIT: that session is gone, and everything with it.
+        let Some(row) = row else {
+            return Ok(());
+        };
         let state: String = row.get(0);
         let advisory: i64 = row.get(1);
         let left = if state.starts_with("idle in transaction") {
@@ -510,9 +520,50 @@ impl Interleaving {
             }
             (StepState::Waiting { .. }, None) => unreachable!("a waiting worker keeps its task"),
         };
+        self.note_cut(&worker.name);
         self.trace
             .step(&worker.name, format!("<done> {}", describe(&result)));
         Ok(result)
+    }
+
+    /// Watches `relay`, through which `worker` reaches the server, so that the trace says where
+    /// it cut the worker's connection.
+    pub(crate) fn cut_through(&mut self, worker: &str, relay: Relay) {
+        self.cuts.push((worker.to_string(), relay, false));
+    }
+
+    /// Where each cut worker's connection was cut, and whether its handler committed again
+    /// after the cut (on a new connection); and the workers whose relay never cut, since their
+    /// handler committed nothing through it.
+    pub(crate) fn cuts(&self) -> (Vec<(String, Cut, bool)>, Vec<String>) {
+        let (cut, never): (Vec<_>, Vec<_>) = self.cuts.iter().partition(|(_, r, _)| r.has_cut());
+        (
+            (cut.into_iter())
+                .map(|(w, r, _)| (w.clone(), r.cut(), r.committed_since_the_cut()))
+                .collect(),
+            never.into_iter().map(|(w, _, _)| w.clone()).collect(),
+        )
+    }
+
+    /// Says in the trace, once, that `worker`'s connection was cut at its COMMIT, where.
+    fn note_cut(&mut self, worker: &str) {
+        let Some((_, relay, noted)) =
+            (self.cuts.iter_mut()).find(|(w, r, noted)| w == worker && r.has_cut() && !*noted)
+        else {
+            return;
+        };
+        *noted = true;
+        let what = match relay.cut() {
+            Cut::BeforeCommit => {
+                "<its COMMIT never reached the server: the connection was cut, and the server \
+                 rolled its transaction back>"
+            }
+            Cut::AfterCommit => {
+                "<the server committed its work, and the connection was cut before the answer \
+                 reached it>"
+            }
+        };
+        self.trace.step(worker, what);
     }
 
     /// Records a line that belongs to no session (the checks after the script, say).

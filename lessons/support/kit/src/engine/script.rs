@@ -23,11 +23,11 @@ use std::pin::Pin;
 use sqlx::PgPool;
 
 use crate::engine::interleaving::{AfterKill, Interleaving, Session, StepResult, Worker};
-use crate::engine::never_ran::never_ran;
+use crate::engine::never_ran::{never_cut, never_ran};
 use crate::engine::subject::Handler;
 use crate::error::KitError;
 use crate::servers::database::TestDatabase;
-use crate::words::fault::Fault;
+use crate::servers::relay::Cut;
 
 type Delivery<T> = Box<dyn FnOnce(PgPool) -> Pin<Box<dyn Future<Output = T> + Send>> + Send>;
 
@@ -49,6 +49,9 @@ enum Action<T> {
     Cancel { worker: String },
     /// `worker`'s future is dropped where it waits; its statement runs on.
     Abandon { worker: String },
+    /// `worker`'s delivery, not started yet, will reach the server through a relay that cuts
+    /// its connection at its first COMMIT ([`Cut`]).
+    Cut { worker: String, cut: Cut },
 }
 
 /// A scenario's named steps, not yet run: SQL for the test's sessions, and deliveries of
@@ -74,6 +77,9 @@ pub struct Ran<T> {
     /// For each worker a cancel reached while it waited: the sessions it waited on.
     cancelled_waiting_on: Vec<(String, Vec<String>)>,
     abandoned: Vec<String>,
+    /// Each worker whose connection a relay cut at its COMMIT, where, and whether it committed
+    /// again after the cut.
+    cut: Vec<(String, Cut, bool)>,
     /// What each [`Script::step`] did, by step name, in the order they finished.
     steps: Vec<(String, StepResult)>,
 }
@@ -108,6 +114,20 @@ impl<T> Ran<T> {
     /// had already finished drops nothing, and its result is kept).
     pub fn abandoned(&self, worker: &str) -> bool {
         self.abandoned.iter().any(|w| w == worker)
+    }
+
+    /// Where `worker`'s connection was cut at its COMMIT, if it was: its result is in
+    /// [`Ran::outcomes`], and is what its handler made of a COMMIT it got no answer to.
+    pub fn cut(&self, worker: &str) -> Option<Cut> {
+        (self.cut.iter())
+            .find(|(w, _, _)| w == worker)
+            .map(|(_, cut, _)| *cut)
+    }
+
+    /// Whether `worker`, once cut, committed a transaction that may have written on a new
+    /// connection: a handler that retried, whose report may then be its retry's truth.
+    pub fn committed_after_cut(&self, worker: &str) -> bool {
+        (self.cut.iter()).any(|(w, _, again)| w == worker && *again)
     }
 
     /// Whether `worker`'s delivery ended with its cancelled statement (rather than catching
@@ -240,20 +260,24 @@ impl<E: Send + 'static, H: Handler<E>> Script<E, H> {
         self
     }
 
-    /// Step `step`: `worker` fails as `fault` says ([`Script::kill`] or [`Script::cancel`]).
-    pub fn fail(self, step: &str, worker: &str, fault: Fault) -> Self {
-        match fault {
-            Fault::Killed => self.kill(step, worker),
-            Fault::Cancelled => self.cancel(step, worker),
-        }
-    }
-
     /// Step `step`: `worker`'s future is dropped while it waits, as a request timeout or a client
     /// that hangs up drops a request's task: none of its code runs after that `.await`, and its
     /// statement runs on in the database. Its delivery has no outcome: nobody is answered.
     pub fn abandon(mut self, step: &str, worker: &str) -> Self {
         let action = Action::Abandon {
             worker: worker.into(),
+        };
+        self.steps.push((step.into(), action));
+        self
+    }
+
+    /// Step `step`, played before `worker`'s delivery: that delivery reaches the server through a
+    /// relay that cuts its connection at its first transaction's COMMIT, before the COMMIT
+    /// reaches the server or after the server has answered it, as `cut` says.
+    pub fn cut(mut self, step: &str, worker: &str, cut: Cut) -> Self {
+        let action = Action::Cut {
+            worker: worker.into(),
+            cut,
         };
         self.steps.push((step.into(), action));
         self
@@ -298,8 +322,13 @@ impl Interleaving {
             cancelled: Vec::new(),
             cancelled_waiting_on: Vec::new(),
             abandoned: Vec::new(),
+            cut: Vec::new(),
             steps: Vec::new(),
         };
+        // Cuts set for deliveries not started yet, then each cut delivery's relay.
+        let mut armed: Vec<(String, String, Cut)> = Vec::new();
+        let mut cut_steps: Vec<(String, String)> = Vec::new();
+
         // Session steps seen waiting, by step name: each is looked at again after every step.
         let mut pending: Vec<(String, Worker<Result<StepResult, KitError>>)> = Vec::new();
         let mut pools: Vec<(String, PgPool)> = Vec::new();
@@ -356,7 +385,16 @@ impl Interleaving {
                         ran.outcomes.push((done.clone(), result));
                         finished.push(done);
                     }
-                    let pool = db.pool_named(1, &worker).await?;
+                    let pool = match (armed.iter()).position(|(_, w, _)| *w == worker) {
+                        Some(at) => {
+                            let (step, _, cut) = armed.remove(at);
+                            let (pool, relay) = db.pool_cut(cut, 1, &worker).await?;
+                            self.cut_through(&worker, relay);
+                            cut_steps.push((step, worker.clone()));
+                            pool
+                        }
+                        None => db.pool_named(1, &worker).await?,
+                    };
                     let started = self.start(&worker, &pool, shown_as, run).await?;
                     pools.push((worker.clone(), pool));
                     if started.was_waiting() {
@@ -377,6 +415,12 @@ impl Interleaving {
                 }
                 Action::Cancel { worker } if finished.contains(&worker) => {
                     never_ran(name, &worker, "cancel");
+                }
+                Action::Cut { worker, cut } => {
+                    if pools.iter().any(|(started, _)| *started == worker) {
+                        panic!("step {name:?} cuts {worker:?}, whose delivery has started");
+                    }
+                    armed.push((name.to_string(), worker, cut));
                 }
                 Action::Abandon { worker } if finished.contains(&worker) => {
                     never_ran(name, &worker, "abandon");
@@ -489,6 +533,13 @@ impl Interleaving {
                 self.left_behind(name, pool, None).await?;
             }
         }
+        let (cut, uncut) = self.cuts();
+        for (step, worker) in &cut_steps {
+            if uncut.contains(worker) {
+                never_cut(step, worker);
+            }
+        }
+        ran.cut = cut;
         // In the order the workers started, whenever each returned: scenarios read them so.
         ran.outcomes
             .sort_by_key(|(name, _)| pools.iter().position(|(started, _)| started == name));

@@ -29,7 +29,9 @@
 //! - `step NAME { SQL }` runs SQL on the session's own connection; `step NAME deliver {JSON}` hands
 //!   the lesson's handler one event (or request), written as the lesson's by-hand lines are;
 //!   `step NAME kill|cancel|abandon SESSION` ends a delivering session's work as a crash, a
-//!   statement timeout or a dropped future would; `step NAME hook HOOK [ARGUMENT…]` runs
+//!   statement timeout or a dropped future would; `step NAME cut SESSION before|after commit`,
+//!   played before that session's delivery, cuts its connection at its first COMMIT, before
+//!   the server gets the COMMIT or after it has answered; `step NAME hook HOOK [ARGUMENT…]` runs
 //!   something the lesson supplies in Rust (a clock moved, a provider's behaviour), by name.
 //! - `permutation STEP…` is one order to play the steps in; `expect exercise|solution VERDICT
 //!   [WORD…]` after it says what that order must show against each side: `holds`, or the kind of
@@ -51,6 +53,8 @@
 //! before its session's delivery, an expectation with no permutation before it.
 
 use std::fmt;
+
+use crate::servers::relay::Cut;
 
 /// A parsed and checked spec.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,6 +94,9 @@ pub enum Action {
     Cancel(String),
     /// The session's future is dropped where it waits, as by a request timeout.
     Abandon(String),
+    /// The session's delivery, played after this step, has its connection cut at its first
+    /// COMMIT: before the COMMIT reaches the server, or after the server has answered it.
+    Cut(String, Cut),
     /// Something the lesson does in Rust, by name, with its arguments as written.
     Hook {
         name: String,
@@ -224,7 +231,10 @@ impl Spec {
         }
         for step in &steps {
             let target = match &step.action {
-                Action::Kill(target) | Action::Cancel(target) | Action::Abandon(target) => target,
+                Action::Kill(target)
+                | Action::Cancel(target)
+                | Action::Abandon(target)
+                | Action::Cut(target, _) => target,
                 _ => continue,
             };
             let delivers = (self.sessions.iter())
@@ -318,6 +328,9 @@ impl Spec {
                 if let Some(target) = self.fault_target(name) {
                     self.delivered_before(permutation, at, name, target)?;
                 }
+                if let Some((target, _)) = self.cut_target(name) {
+                    self.cut_before(permutation, at, name, target)?;
+                }
             }
         }
         Ok(())
@@ -329,6 +342,14 @@ impl Spec {
     pub fn fault_target(&self, step: &str) -> Option<&str> {
         match &self.step(step)?.1.action {
             Action::Kill(target) | Action::Cancel(target) | Action::Abandon(target) => Some(target),
+            _ => None,
+        }
+    }
+
+    /// The session a cut step aims at, and where it cuts.
+    pub fn cut_target(&self, step: &str) -> Option<(&str, Cut)> {
+        match &self.step(step)?.1.action {
+            Action::Cut(target, cut) => Some((target, *cut)),
             _ => None,
         }
     }
@@ -379,6 +400,33 @@ impl Spec {
             format!(
                 "the permutation plays `{fault}` before `{target}` delivers anything: a fault \
                  ends work that has begun, so put `{target}`'s delivery earlier"
+            ),
+        ))
+    }
+}
+
+impl Spec {
+    /// A cut is set before the delivery it cuts: once the handler runs, its connection is made.
+    fn cut_before(
+        &self,
+        permutation: &Permutation,
+        at: usize,
+        cut: &str,
+        target: &str,
+    ) -> Result<(), SpecError> {
+        let started = permutation.steps[..at].iter().any(|earlier| {
+            self.step(earlier).is_some_and(|(session, step)| {
+                session.name == target && matches!(step.action, Action::Deliver(_))
+            })
+        });
+        if !started {
+            return Ok(());
+        }
+        Err(error(
+            permutation.line,
+            format!(
+                "the permutation plays `{cut}` after `{target}` delivers: a cut is set before \
+                 the delivery whose COMMIT it cuts, so put `{cut}` earlier"
             ),
         ))
     }
@@ -570,7 +618,8 @@ impl<'a> Parser<'a> {
                 line,
                 format!(
                     "step `{step}` says nothing it does: `{{ SQL }}`, `deliver {{JSON}}`, \
-                     `kill`, `cancel` or `abandon SESSION`, or `hook NAME`"
+                     `kill`, `cancel` or `abandon SESSION`, `cut SESSION before|after commit`, \
+                     or `hook NAME`"
                 ),
             )
         })?;
@@ -589,6 +638,23 @@ impl<'a> Parser<'a> {
             "kill" => Ok(Action::Kill(target(self)?)),
             "cancel" => Ok(Action::Cancel(target(self)?)),
             "abandon" => Ok(Action::Abandon(target(self)?)),
+            "cut" => {
+                let session = target(self)?;
+                let cut = match self.rest_of_line().join(" ").as_str() {
+                    "before commit" => Cut::BeforeCommit,
+                    "after commit" => Cut::AfterCommit,
+                    other => {
+                        return Err(error(
+                            line,
+                            format!(
+                                "step `{step}`: `cut {session}` is followed by `before commit` \
+                                 or `after commit`, not `{other}`"
+                            ),
+                        ));
+                    }
+                };
+                Ok(Action::Cut(session, cut))
+            }
             "hook" => {
                 let name = self.name(&format!("hook in step `{step}`"))?;
                 Ok(Action::Hook {
@@ -600,7 +666,7 @@ impl<'a> Parser<'a> {
                 line,
                 format!(
                     "step `{step}`: `{other}` is not a kind of step (`{{ SQL }}`, deliver, kill, \
-                     cancel, abandon, hook)"
+                     cancel, abandon, cut, hook)"
                 ),
             )),
         }

@@ -17,6 +17,7 @@ use crate::servers::backend::{Backend, Server, redact_password, url_of};
 use crate::servers::deadline::Deadline;
 use crate::servers::keeper::keeper;
 use crate::servers::leftovers::{drop_leftovers, test_database_name};
+use crate::servers::relay::{Cut, Relay};
 use crate::servers::schema::Schema;
 use crate::servers::server::server;
 
@@ -88,6 +89,24 @@ impl TestDatabase {
     ) -> Result<PgPool, KitError> {
         let options = self.sqlx_options()?.application_name(application_name);
         self.pool_with(connections, options).await
+    }
+
+    /// A relay to this database that will `cut` the first transaction to commit through it
+    /// ([`Relay`]), for the worker `application_name`, and a pool named as
+    /// [`TestDatabase::pool_named`] names it that reaches the server through the relay.
+    pub(crate) async fn pool_cut(
+        &self,
+        cut: Cut,
+        connections: u32,
+        application_name: &str,
+    ) -> Result<(PgPool, Relay), KitError> {
+        let options = self.sqlx_options()?.application_name(application_name);
+        let relay = (Relay::start(&options, cut).await).map_err(|source| KitError::Relay {
+            worker: application_name.to_string(),
+            source,
+        })?;
+        let pool = self.pool_with(connections, relay.options(options)).await?;
+        Ok((pool, relay))
     }
 
     async fn pool_with(

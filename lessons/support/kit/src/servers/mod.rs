@@ -1,7 +1,8 @@
 //! Servers: where the tests' PostgreSQL comes from (a `DATABASE_URL`, a Docker engine, the local
 //! binaries), the throwaway database each test gets on it, and what a test process leaves behind
 //! when it dies; the development database and broker for working by hand; the Kafka track's
-//! broker. Nothing here knows about scenarios or their messages.
+//! broker; the relay that loses a worker's COMMIT or its answer. Nothing here knows about
+//! scenarios or their messages.
 
 pub(crate) mod backend;
 pub mod broker;
@@ -13,5 +14,6 @@ pub(crate) mod docker;
 pub(crate) mod keeper;
 pub(crate) mod leftovers;
 pub(crate) mod local_cluster;
+pub(crate) mod relay;
 pub(crate) mod schema;
 pub(crate) mod server;

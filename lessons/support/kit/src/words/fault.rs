@@ -1,6 +1,6 @@
-//! The two faults a script can put on a waiting delivery, and how the messages say what each did.
+//! The faults a script can put on a delivery, and how the messages say what each did.
 
-/// How a scripted delivery fails, for a reason of its own, while it waits.
+/// How a scripted delivery fails, for a reason of its own: while it waits, or at its COMMIT.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fault {
     /// Its session is terminated, as when the process dies: whatever it had not committed
@@ -9,6 +9,9 @@ pub enum Fault {
     /// Its waiting statement is cancelled (57014), as `statement_timeout` would; its session
     /// lives on in its pool.
     Cancelled,
+    /// Its COMMIT never reached the server: the connection was cut on the way, and the server
+    /// rolled the transaction back.
+    CommitLost,
 }
 
 impl Fault {
@@ -16,6 +19,7 @@ impl Fault {
     pub fn what_it_did(self) -> &'static str {
         match self {
             Fault::Cancelled => "statement was cancelled (SQLSTATE 57014)",
+            Fault::CommitLost => "COMMIT was lost on its way to the server (its connection cut)",
             Fault::Killed => {
                 "session was terminated (its connection lost, as when its process dies)"
             }

@@ -141,6 +141,7 @@ pub fn describe_outcome<T: std::fmt::Debug>(outcome: &Result<T, sqlx::Error>) ->
                 Some(meaning) => format!("error (SQLSTATE {code}: {})", short(meaning)),
                 None => format!("error (SQLSTATE {code})"),
             },
+            None if matches!(error, sqlx::Error::Io(_)) => "error (its connection was lost)".into(),
             None => "error".into(),
         },
     }

@@ -6,6 +6,7 @@
 mod abandon;
 mod barrier;
 mod cleanup;
+mod cut;
 mod database;
 mod deadline;
 mod dev_database;

@@ -9,6 +9,7 @@ use super::{NoWait, Permutation, Spec};
 use crate::engine::interleaving::Interleaving;
 use crate::engine::subject::Handler;
 use crate::servers::database::TestDatabase;
+use crate::servers::relay::Cut;
 use crate::words::fault::Fault;
 use crate::words::teaching::{Explain, Violation};
 
@@ -100,6 +101,10 @@ pub struct Played<E, T, X> {
     pub ended: Vec<(String, E, Fault)>,
     /// The first delivery a fault ended that reported success all the same.
     pub hidden: Option<Hidden<T>>,
+    /// Each delivery whose COMMIT the server carried out but whose answer was lost (`cut …
+    /// after commit`). Its result is set apart: an error is all it can know without asking, and
+    /// a success is true. Its work is kept, so no other delivery need claim it.
+    pub answers_lost: Vec<String>,
     waited: Vec<String>,
     no_waits: Vec<NoWait>,
 }
@@ -212,6 +217,13 @@ where
     let cancelled_waiting_on = |session: &str| {
         (waits.iter().find(|(w, _)| w == session)).map_or(Vec::new(), |(_, on)| on.clone())
     };
+    let cuts: Vec<(String, Option<Cut>, bool)> = (events.iter())
+        .map(|(s, _)| (s.to_string(), ran.cut(s), ran.committed_after_cut(s)))
+        .collect();
+    let cut_of = |worker: &str| {
+        (cuts.iter().find(|(w, _, _)| w == worker))
+            .map_or((None, false), |(_, cut, again)| (*cut, *again))
+    };
     let (kept, hidden) = ran.apart_from_every_failed(&faulted);
     let hidden = hidden.into_iter().next().map(|(session, reported)| {
         let fault = (ended.iter().find(|(w, _, _)| *w == session))
@@ -224,17 +236,40 @@ where
             waited_on,
         }
     });
-    let delivered = (kept.into_iter())
-        .map(|(worker, result)| {
-            let event = event_of(&worker);
-            (worker, event, result)
-        })
-        .collect();
+    let mut hidden = hidden;
+    let mut ended = ended;
+    let mut answers_lost = Vec::new();
+    let mut delivered = Vec::new();
+    for (worker, result) in kept {
+        let event = event_of(&worker);
+        match (cut_of(&worker), result) {
+            // The server rolled back: an error is the truth, and a success hides the failure,
+            // unless the handler tried again on a new connection and committed there.
+            ((Some(Cut::BeforeCommit), _), Err(_)) => {
+                ended.push((worker, event, Fault::CommitLost));
+            }
+            ((Some(Cut::BeforeCommit), false), Ok(reported)) => {
+                hidden.get_or_insert(Hidden {
+                    session: worker.clone(),
+                    fault: Fault::CommitLost,
+                    reported,
+                    waited_on: Vec::new(),
+                });
+                ended.push((worker, event, Fault::CommitLost));
+            }
+            // The server committed: an error is all the handler can know without asking, and
+            // a success is true (it asked, or its retry found the work done). Whatever it said,
+            // the work is the first delivery's, and no one else need claim it.
+            ((Some(Cut::AfterCommit), _), _) => answers_lost.push(worker),
+            (_, result) => delivered.push((worker, event, result)),
+        }
+    }
     Ok(Played {
         interleaving,
         delivered,
         ended,
         hidden,
+        answers_lost,
         waited,
         no_waits: permutation.no_waits.clone(),
     })

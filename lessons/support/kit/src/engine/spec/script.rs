@@ -37,6 +37,7 @@ impl Spec {
                     Action::Kill(worker) => script.kill(name, worker),
                     Action::Cancel(worker) => script.cancel(name, worker),
                     Action::Abandon(worker) => script.abandon(name, worker),
+                    Action::Cut(worker, cut) => script.cut(name, worker, *cut),
                     Action::Hook { name: hook, .. } => {
                         return Err(SpecError {
                             line,

@@ -17,6 +17,7 @@ step again deliver {"event_id": "evt-1", "account_id": "acct-1", "amount_cents":
 
 session script
 step die kill worker-1
+step lose cut worker-2 after commit
 step later hook advance_clock 31s
 
 permutation lock first again commit
@@ -52,6 +53,7 @@ fn a_race_reads_as_its_sessions_steps_and_permutations() {
         spec.step("die").unwrap().1.action,
         Action::Kill("worker-1".into())
     );
+    assert_eq!(spec.cut_target("lose"), Some(("worker-2", Cut::AfterCommit)));
     assert_eq!(
         spec.step("later").unwrap().1.action,
         Action::Hook {
@@ -76,7 +78,7 @@ fn a_race_reads_as_its_sessions_steps_and_permutations() {
             },
         ]
     );
-    assert_eq!(spec.permutations[1].line, 21);
+    assert_eq!(spec.permutations[1].line, 22);
     assert!(spec.permutations[1].expect.is_empty());
     assert_eq!(
         spec.permutations[1].test.as_deref(),
@@ -266,6 +268,21 @@ fn each_kind_of_bad_file_is_refused_with_its_line() {
             "session w\nstep d deliver {}\nsession s\nstep k kill w\npermutation k d\n",
             5,
             "plays `k` before `w` delivers anything",
+        ),
+        (
+            "session w\nstep d deliver {}\nsession s\nstep c cut w during commit\npermutation c d\n",
+            4,
+            "`cut w` is followed by `before commit` or `after commit`, not `during commit`",
+        ),
+        (
+            "session w\nstep d deliver {}\nsession s\nstep c cut w after commit\npermutation d c\n",
+            5,
+            "plays `c` after `w` delivers: a cut is set before the delivery",
+        ),
+        (
+            "session w\nstep d { SELECT 1 }\nstep c cut w before commit\npermutation c d\n",
+            3,
+            "aims at `w`, which delivers nothing",
         ),
     ];
     for (text, line, words) in cases {

@@ -1,0 +1,340 @@
+//! A COMMIT whose answer never arrives: a loopback relay between one worker and the server,
+//! which forwards the wire protocol untouched until the worker's transaction commits, and then
+//! cuts the connection at one of two moments.
+//!
+//! - [`Cut::AfterCommit`]: the server has committed and answered, and the answer is lost. The
+//!   handler sees its connection fail at COMMIT and cannot know that its work is kept: the most
+//!   common way an at-least-once source comes to redeliver (a network cut, a failover, a process
+//!   killed after the server answered).
+//! - [`Cut::BeforeCommit`]: the COMMIT itself is lost on its way, and the server rolls the
+//!   transaction back. To the handler the two look the same: its connection failed at COMMIT.
+//!
+//! The kit can otherwise only kill or cancel a session while it waits on a lock, which never
+//! happens at the COMMIT; this plays the moment no lock marks.
+//!
+//! When it cuts, the relay first ends the server's side and waits until the server has closed
+//! it (the backend has rolled back, or had nothing left to do, and exited), and only then closes
+//! the worker's side: by the time the handler sees the error, nothing of the dead session holds
+//! a lock, so the next step of a script meets the same database every run.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use sqlx::postgres::{PgConnectOptions, PgSslMode};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::{TcpStream, UnixListener, UnixStream};
+use tokio::task::JoinHandle;
+
+/// Where the relay cuts a worker's connection: once, at its first transaction that commits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cut {
+    /// The worker's COMMIT never reaches the server, which rolls the transaction back.
+    BeforeCommit,
+    /// The server commits, and its answer never reaches the worker.
+    AfterCommit,
+}
+
+/// How long the server may take to close its side once the relay has closed its own: a
+/// rollback and a process exit, a few milliseconds.
+const SERVER_GONE_WITHIN: Duration = Duration::from_secs(20);
+
+/// A relay listening on a unix socket of its own, for one worker's pool.
+pub struct Relay {
+    /// The directory of the socket, removed with the relay.
+    dir: tempfile::TempDir,
+    cut: Arc<Arming>,
+    listener: JoinHandle<()>,
+}
+
+/// The one cut a relay makes, whether it has made it, and whether the worker has committed
+/// anything through the relay since (a handler that retried on a new connection).
+struct Arming {
+    cut: Cut,
+    fired: AtomicBool,
+    committed_since: AtomicBool,
+}
+
+impl Arming {
+    /// True the first time only: later connections (a handler's retry) are relayed untouched.
+    fn fire(&self) -> bool {
+        !self.fired.swap(true, Ordering::SeqCst)
+    }
+}
+
+/// How the relay reaches the server: the worker's pool would have used the same.
+enum Upstream {
+    Unix(PathBuf),
+    Tcp(String, u16),
+}
+
+impl Relay {
+    /// Starts a relay to the server `options` reach, which will `cut` the first connection's
+    /// first transaction that commits.
+    pub async fn start(options: &PgConnectOptions, cut: Cut) -> io::Result<Relay> {
+        let upstream = upstream_of(options);
+        let dir = tempfile::Builder::new().prefix("wb-relay").tempdir()?;
+        let listener = UnixListener::bind(socket_in(dir.path(), options.get_port()))?;
+        let cut = Arc::new(Arming {
+            cut,
+            fired: AtomicBool::new(false),
+            committed_since: AtomicBool::new(false),
+        });
+        let arming = Arc::clone(&cut);
+        let upstream = Arc::new(upstream);
+        let listener = tokio::spawn(async move {
+            while let Ok((worker, _)) = listener.accept().await {
+                let (arming, upstream) = (Arc::clone(&arming), Arc::clone(&upstream));
+                // A connection that fails is the worker's error to see: it finds its socket
+                // closed.
+                tokio::spawn(async move {
+                    let _ = relay_one(worker, &upstream, &arming).await;
+                });
+            }
+        });
+        Ok(Relay { dir, cut, listener })
+    }
+
+    /// `options`, reaching the server through this relay instead. The relay reads the protocol,
+    /// so the worker's side speaks it without TLS (the relay is on this machine's loopback).
+    pub fn options(&self, options: PgConnectOptions) -> PgConnectOptions {
+        options.socket(self.dir.path()).ssl_mode(PgSslMode::Disable)
+    }
+
+    /// Whether the cut has happened: a handler that never commits is never cut.
+    pub fn has_cut(&self) -> bool {
+        self.cut.fired.load(Ordering::SeqCst)
+    }
+
+    /// Whether a transaction that may have written committed through the relay after the cut:
+    /// the handler retried on a new connection, and what it reports may be the retry's truth.
+    pub fn committed_since_the_cut(&self) -> bool {
+        self.cut.committed_since.load(Ordering::SeqCst)
+    }
+
+    /// The cut this relay makes.
+    pub fn cut(&self) -> Cut {
+        self.cut.cut
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        self.listener.abort();
+    }
+}
+
+fn socket_in(dir: &Path, port: u16) -> PathBuf {
+    dir.join(format!(".s.PGSQL.{port}"))
+}
+
+/// Where the server listens, as sqlx would connect: a socket directory (`socket`, or a host
+/// that is a path), or a host and port.
+fn upstream_of(options: &PgConnectOptions) -> Upstream {
+    let port = options.get_port();
+    match options.get_socket() {
+        Some(dir) => Upstream::Unix(socket_in(dir, port)),
+        None if options.get_host().starts_with('/') => {
+            Upstream::Unix(socket_in(Path::new(options.get_host()), port))
+        }
+        None => Upstream::Tcp(options.get_host().to_string(), port),
+    }
+}
+
+trait Stream: AsyncRead + AsyncWrite + Unpin + Send {}
+impl<S: AsyncRead + AsyncWrite + Unpin + Send> Stream for S {}
+
+async fn connect(upstream: &Upstream) -> io::Result<Box<dyn Stream>> {
+    Ok(match upstream {
+        Upstream::Unix(path) => Box::new(UnixStream::connect(path).await?),
+        Upstream::Tcp(host, port) => Box::new(TcpStream::connect((host.as_str(), *port)).await?),
+    })
+}
+
+/// Why one direction of a relayed connection stopped.
+enum Stopped {
+    /// Its side closed: the connection is over.
+    Closed,
+    /// It reached the moment to cut.
+    Cut,
+}
+
+/// Relays one connection of the worker's pool until either side closes it, or until the cut.
+async fn relay_one(worker: UnixStream, upstream: &Upstream, arming: &Arming) -> io::Result<()> {
+    let server = connect(upstream).await?;
+    let (mut from_worker, mut to_worker) = worker.into_split();
+    let (mut from_server, mut to_server) = tokio::io::split(server);
+    // Whichever direction stops first ends the connection, so dropping the other one half-way
+    // through a message loses nothing anybody reads.
+    let stopped = tokio::select! {
+        stopped = worker_to_server(&mut from_worker, &mut to_server, arming) => stopped?,
+        stopped = server_to_worker(&mut from_server, &mut to_worker, arming) => stopped?,
+    };
+    if let Stopped::Cut = stopped {
+        // The server's side first, and wait for the server to close it: its backend has then
+        // rolled back (or had nothing open) and exited, and holds no lock.
+        to_server.shutdown().await?;
+        let mut rest = Vec::new();
+        let _ = tokio::time::timeout(SERVER_GONE_WITHIN, from_server.read_to_end(&mut rest)).await;
+    }
+    // Dropping the worker's halves closes its socket: the handler's read fails.
+    Ok(())
+}
+
+/// The worker's messages, forwarded; for [`Cut::BeforeCommit`], stops at its COMMIT instead.
+async fn worker_to_server(
+    from: &mut (impl AsyncRead + Unpin),
+    to: &mut (impl AsyncWrite + Unpin),
+    arming: &Arming,
+) -> io::Result<Stopped> {
+    // The first message (the startup packet) has no type byte; every later one has.
+    let mut typed = false;
+    while let Some(message) = read_message(from, typed).await? {
+        typed = true;
+        if arming.cut == Cut::BeforeCommit && message.is_commit() && arming.fire() {
+            return Ok(Stopped::Cut);
+        }
+        to.write_all(&message.raw).await?;
+    }
+    Ok(Stopped::Closed)
+}
+
+/// The server's messages, forwarded; for [`Cut::AfterCommit`], the answer to a statement that
+/// may have written is held until the server says whether a transaction is still open, and is
+/// dropped instead of forwarded if none is: that statement committed.
+async fn server_to_worker(
+    from: &mut (impl AsyncRead + Unpin),
+    to: &mut (impl AsyncWrite + Unpin),
+    arming: &Arming,
+) -> io::Result<Stopped> {
+    let mut held: Vec<u8> = Vec::new();
+    // Whether a statement that may have written completed since the server was last idle.
+    let mut wrote = false;
+    while let Some(message) = read_message(from, true).await? {
+        wrote |= message.completes_a_write();
+        let committed = wrote && message.ready_for_query() == Some(b'I');
+        if message
+            .ready_for_query()
+            .is_some_and(|status| status != b'T')
+        {
+            wrote = false;
+        }
+        if committed && arming.fired.load(Ordering::SeqCst) {
+            arming.committed_since.store(true, Ordering::SeqCst);
+        }
+        let watching = arming.cut == Cut::AfterCommit && !arming.fired.load(Ordering::SeqCst);
+        if watching && (!held.is_empty() || message.completes_a_write()) {
+            held.extend_from_slice(&message.raw);
+            if committed && arming.fire() {
+                return Ok(Stopped::Cut);
+            }
+            if message.ready_for_query().is_some() {
+                to.write_all(&std::mem::take(&mut held)).await?;
+            }
+            continue;
+        }
+        to.write_all(&message.raw).await?;
+    }
+    Ok(Stopped::Closed)
+}
+
+/// One message of the protocol, as it came: its type byte (none for the startup packet), its
+/// length and its body.
+struct Message {
+    raw: Vec<u8>,
+    typed: bool,
+}
+
+impl Message {
+    fn kind(&self) -> Option<u8> {
+        self.typed.then(|| self.raw[0])
+    }
+
+    fn body(&self) -> &[u8] {
+        &self.raw[if self.typed { 5 } else { 4 }..]
+    }
+
+    /// The first string of the body: a query's text, a command tag.
+    fn first_string(&self) -> &str {
+        let body = self.body();
+        let end = body.iter().position(|&b| b == 0).unwrap_or(body.len());
+        std::str::from_utf8(&body[..end]).unwrap_or("")
+    }
+
+    /// A query ('Q') or a statement to parse ('P': its name, then its text) that commits: the
+    /// worker ends its transaction.
+    fn is_commit(&self) -> bool {
+        let text = match self.kind() {
+            Some(b'Q') => self.first_string(),
+            Some(b'P') => {
+                let body = self.body();
+                let name_end = body.iter().position(|&b| b == 0).unwrap_or(body.len());
+                let rest = body.get(name_end + 1..).unwrap_or(&[]);
+                let end = rest.iter().position(|&b| b == 0).unwrap_or(rest.len());
+                std::str::from_utf8(&rest[..end]).unwrap_or("")
+            }
+            _ => return false,
+        };
+        let statement = text.trim().trim_end_matches(';').trim();
+        [
+            "COMMIT",
+            "END",
+            "COMMIT TRANSACTION",
+            "COMMIT WORK",
+            "END TRANSACTION",
+        ]
+        .iter()
+        .any(|commit| statement.eq_ignore_ascii_case(commit))
+    }
+
+    /// The server's "command complete" ('C') for a statement that commits or may have written:
+    /// its tag is the statement's command.
+    fn completes_a_write(&self) -> bool {
+        if self.kind() != Some(b'C') {
+            return false;
+        }
+        let command = self.first_string().split(' ').next().unwrap_or("");
+        ["COMMIT", "INSERT", "UPDATE", "DELETE", "MERGE", "COPY"].contains(&command)
+    }
+
+    /// For "ready for query" ('Z'), the transaction status it reports: idle ('I'), in a
+    /// transaction ('T'), or in a failed one ('E').
+    fn ready_for_query(&self) -> Option<u8> {
+        (self.kind() == Some(b'Z')).then(|| self.body().first().copied().unwrap_or(0))
+    }
+}
+
+/// Reads one whole message, or `None` where the stream ends between messages.
+async fn read_message(
+    from: &mut (impl AsyncRead + Unpin),
+    typed: bool,
+) -> io::Result<Option<Message>> {
+    let mut raw = Vec::with_capacity(64);
+    if typed {
+        let mut kind = [0u8; 1];
+        if from.read(&mut kind).await? == 0 {
+            return Ok(None);
+        }
+        raw.push(kind[0]);
+    }
+    let mut length = [0u8; 4];
+    match from.read_exact(&mut length).await {
+        Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof && !typed => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    raw.extend_from_slice(&length);
+    let length = u32::from_be_bytes(length) as usize;
+    if length < 4 {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "a message shorter than its length",
+        ));
+    }
+    let start = raw.len();
+    raw.resize(start + length - 4, 0);
+    from.read_exact(&mut raw[start..]).await?;
+    Ok(Some(Message { raw, typed }))
+}

@@ -1,0 +1,132 @@
+//! A worker whose connection a relay cuts at its COMMIT: before the COMMIT reaches the server
+//! (it rolls back) or after the server has answered it (the work is kept). Either way the
+//! handler sees its connection fail at COMMIT, and only asking the server tells the two apart.
+
+use kit::{Cut, Interleaving, Schema, Script, TestDatabase};
+use sqlx::PgPool;
+
+/// Credits account 1 and records the claim in one transaction; returns what COMMIT said.
+async fn credit(pool: PgPool, (): ()) -> Result<(), sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("INSERT INTO claims VALUES (1)")
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query("UPDATE accounts SET balance = balance + 1 WHERE id = 1")
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await
+}
+
+/// Plays one delivery of `credit`, its connection cut as `cut` says: what it returned, the
+/// claims the server kept, the trace, and the cut the run reports.
+async fn played(cut: Cut) -> (Vec<bool>, i64, String, Option<Cut>) {
+    let db = TestDatabase::create(&Schema::from_dirs(Vec::<std::path::PathBuf>::new()))
+        .await
+        .unwrap();
+    let session = db.session().await.unwrap();
+    session
+        .batch_execute(
+            "CREATE TABLE accounts (id INT PRIMARY KEY, balance INT);
+             CREATE TABLE claims (id INT PRIMARY KEY);
+             INSERT INTO accounts VALUES (1, 0)",
+        )
+        .await
+        .unwrap();
+    let script = Script::new(&credit, |()| "credit".into())
+        .cut("lose", "worker", cut)
+        .deliver("worker", "credit", ());
+    let mut interleaving = Interleaving::new(&db).await.unwrap();
+    let ran = interleaving
+        .run(&db, script, "lose credit", |r| format!("{r:?}"))
+        .await
+        .unwrap();
+    let returned: Vec<bool> = ran.outcomes.iter().map(|(_, r)| r.is_ok()).collect();
+    let claims: i64 = session
+        .query_one("SELECT count(*) FROM claims", &[])
+        .await
+        .unwrap()
+        .get(0);
+    (
+        returned,
+        claims,
+        interleaving.trace().to_string(),
+        ran.cut("worker"),
+    )
+}
+
+#[tokio::test]
+async fn a_commit_cut_after_the_server_answered_is_kept_and_the_handler_sees_an_error() {
+    let (returned, claims, trace, cut) = played(Cut::AfterCommit).await;
+    assert_eq!(
+        returned,
+        [false],
+        "the handler got no answer to its COMMIT\n{trace}"
+    );
+    assert_eq!(claims, 1, "the server committed before the cut\n{trace}");
+    assert_eq!(cut, Some(Cut::AfterCommit));
+    assert!(trace.contains("the server committed its work"), "{trace}");
+}
+
+#[tokio::test]
+async fn a_commit_cut_before_the_server_got_it_rolls_back_and_the_handler_sees_an_error() {
+    let (returned, claims, trace, cut) = played(Cut::BeforeCommit).await;
+    assert_eq!(
+        returned,
+        [false],
+        "the handler got no answer to its COMMIT\n{trace}"
+    );
+    assert_eq!(claims, 0, "the server never got the COMMIT\n{trace}");
+    assert_eq!(cut, Some(Cut::BeforeCommit));
+    assert!(
+        trace.contains("its COMMIT never reached the server"),
+        "{trace}"
+    );
+}
+
+/// The relay cuts once: a handler that retries on a new connection reaches the server, and
+/// can ask it what became of its first transaction (`pg_xact_status`).
+#[tokio::test]
+async fn a_handler_that_asks_the_server_learns_its_commit_was_kept() {
+    let db = TestDatabase::create(&Schema::from_dirs(Vec::<std::path::PathBuf>::new()))
+        .await
+        .unwrap();
+    db.session()
+        .await
+        .unwrap()
+        .batch_execute("CREATE TABLE claims (id INT PRIMARY KEY)")
+        .await
+        .unwrap();
+    async fn claim_and_ask(pool: PgPool, (): ()) -> Result<String, sqlx::Error> {
+        let mut tx = pool.begin().await?;
+        sqlx::query("INSERT INTO claims VALUES (1)")
+            .execute(&mut *tx)
+            .await?;
+        let xid: String = sqlx::query_scalar("SELECT pg_current_xact_id()::text")
+            .fetch_one(&mut *tx)
+            .await?;
+        match tx.commit().await {
+            Ok(()) => Ok("committed, and told so".into()),
+            Err(_) => {
+                sqlx::query_scalar("SELECT pg_xact_status($1::text::xid8)")
+                    .bind(xid)
+                    .fetch_one(&pool)
+                    .await
+            }
+        }
+    }
+    let script = Script::new(&claim_and_ask, |()| "claim".into())
+        .cut("lose", "worker", Cut::AfterCommit)
+        .deliver("worker", "claim", ());
+    let mut interleaving = Interleaving::new(&db).await.unwrap();
+    let ran = interleaving
+        .run(&db, script, "lose claim", |r| format!("{r:?}"))
+        .await
+        .unwrap();
+    let (_, asked) = &ran.outcomes[0];
+    assert_eq!(
+        asked.as_deref().ok(),
+        Some("committed"),
+        "{}",
+        interleaving.trace()
+    );
+}
