@@ -58,7 +58,7 @@ pub async fn barrier<H: Handler>(subject: Subject<H>, workers: usize) -> Result<
             .observe(&account, &event)
             .await
             .map_err(Violation::setup(during))?;
-        judge(observed, &outcomes).map_err(Violation::caught(during, None))?;
+        judge(observed, &outcomes, 0).map_err(Violation::caught(during, None))?;
     }
     Ok(())
 }

@@ -57,7 +57,7 @@ pub async fn other_accounts_do_not_wait<H: Handler>(subject: Subject<H>) -> Resu
         trace: Some(trace.clone()),
     };
     for (observed, outcome) in judged {
-        judge(observed, &[outcome]).map_err(violation)?;
+        judge(observed, &[outcome], 0).map_err(violation)?;
     }
     if waited {
         return Err(violation(ViolationKind::Common(

@@ -21,6 +21,6 @@ pub async fn sequential_redelivery<H: Handler>(subject: Subject<H>) -> Result<()
         .observe("acc-1", &event)
         .await
         .map_err(Violation::setup(during))?;
-    judge(observed, &[first, second]).map_err(Violation::caught(during, None))
+    judge(observed, &[first, second], 0).map_err(Violation::caught(during, None))
 }
 // ANCHOR_END: sequential

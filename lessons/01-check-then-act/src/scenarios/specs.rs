@@ -77,7 +77,7 @@ async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result
     let outcomes: Vec<_> = (played.delivered.drain(..))
         .map(|(_, _, outcome)| outcome)
         .collect();
-    judge(observed, &outcomes).map_err(&caught)?;
+    judge(observed, &outcomes, played.answers_lost.len()).map_err(&caught)?;
     if (permutation.waits.iter()).any(|session| !played.waited(session)) {
         return Err(caught(ViolationKind::DecidedWithoutWaiting));
     }
