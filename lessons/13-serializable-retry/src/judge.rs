@@ -18,6 +18,10 @@ pub struct Expect<'a> {
     /// An event that no attempt can decide (its card does not exist): its error is right,
     /// after one attempt.
     pub refused: Option<&'a str>,
+    /// An event whose first delivery never heard the server's answer to its COMMIT (its
+    /// connection cut after the server committed): its decision may be recorded with no
+    /// delivery claiming it.
+    pub answer_lost: Option<&'a str>,
 }
 
 /// One delivery: the event it carried, and what it returned.
@@ -112,6 +116,7 @@ fn judge_event(
         .collect();
     let agrees = match (recorded, deciders.as_slice()) {
         (None, []) => handled.is_empty(),
+        (Some(_), []) => expect.answer_lost == Some(event),
         (Some("approved"), [one]) => one.outcome == Outcome::Approved,
         (Some("declined"), [one]) => one.outcome == Outcome::Declined,
         _ => false,

@@ -33,7 +33,8 @@ pub fn your_events(spec: &Spec) -> Result<Vec<Authorization>, SpecError> {
 
 // ANCHOR: play
 /// Plays `permutation` of `spec` against `subject`, then judges it. A delivery a fault ended is
-/// set apart, and its attempt is not counted: it ended with its fault.
+/// set apart, and its attempt is not counted: it ended with its fault. So is one whose answer to
+/// its COMMIT was lost: its decision stands, claimed by nobody.
 async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result<(), Violation> {
     let (spec, permutation, during) = (run.spec, run.permutation, run.during);
     let events = your_events(spec).unwrap_or_else(|e| panic!("checked before playing: {e}"));
@@ -48,19 +49,30 @@ async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result
     let delivered: Vec<Delivered> = (played.delivered.drain(..))
         .map(|(_, event, result)| (event, result))
         .collect();
+    // What a delivery a fault ended, or one that never heard the answer to its COMMIT, said of
+    // its attempts is not its sender's to hear: those attempts are not counted.
     let attempts: Vec<(&str, u64)> = (ids.iter())
         .map(|id| {
             let ended = (played.ended.iter()).filter(|(_, event, _)| event.id() == *id);
-            (*id, ended.count() as u64)
+            // A delivery that heard no answer may have tried again before it reported.
+            let lost: u64 = (played.answers_lost.iter())
+                .filter(|(_, event, _)| event.id() == *id)
+                .map(|(_, _, result)| result.as_ref().map_or(1, |h| u64::from(h.attempts)))
+                .sum();
+            (*id, ended.count() as u64 + lost)
         })
         .collect();
-    let expect = Expect::default();
+    let lost = (played.answers_lost.first()).map(|(_, event, _)| event.id().to_string());
+    let expect = Expect {
+        answer_lost: lost.as_deref(),
+        ..Expect::default()
+    };
     let trace = Some(&mut played.interleaving);
     judge_all(&cards, &delivered, &attempts, expect, during, trace).await?;
     if permutation
         .steps
         .iter()
-        .all(|step| spec.fault_target(step).is_none())
+        .all(|step| spec.fault_target(step).is_none() && spec.cut_target(step).is_none())
     {
         return Ok(());
     }

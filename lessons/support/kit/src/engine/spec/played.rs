@@ -102,9 +102,9 @@ pub struct Played<E, T, X> {
     /// The first delivery a fault ended that reported success all the same.
     pub hidden: Option<Hidden<T>>,
     /// Each delivery whose COMMIT the server carried out but whose answer was lost (`cut …
-    /// after commit`). Its result is set apart: an error is all it can know without asking, and
+    /// after commit`): its session, its event and what it returned. Its result is set apart: an error is all it can know without asking, and
     /// a success is true. Its work is kept, so no other delivery need claim it.
-    pub answers_lost: Vec<String>,
+    pub answers_lost: Vec<(String, E, Result<T, X>)>,
     waited: Vec<String>,
     no_waits: Vec<NoWait>,
 }
@@ -260,7 +260,7 @@ where
             // The server committed: an error is all the handler can know without asking, and
             // a success is true (it asked, or its retry found the work done). Whatever it said,
             // the work is the first delivery's, and no one else need claim it.
-            ((Some(Cut::AfterCommit), _), _) => answers_lost.push(worker),
+            ((Some(Cut::AfterCommit), _), result) => answers_lost.push((worker, event, result)),
             (_, result) => delivered.push((worker, event, result)),
         }
     }
