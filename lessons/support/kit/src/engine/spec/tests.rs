@@ -53,7 +53,10 @@ fn a_race_reads_as_its_sessions_steps_and_permutations() {
         spec.step("die").unwrap().1.action,
         Action::Kill("worker-1".into())
     );
-    assert_eq!(spec.cut_target("lose"), Some(("worker-2", Cut::AfterCommit)));
+    assert_eq!(
+        spec.cut_target("lose"),
+        Some(("worker-2", Cut::AfterCommit))
+    );
     assert_eq!(
         spec.step("later").unwrap().1.action,
         Action::Hook {
