@@ -6,9 +6,13 @@ use kit::{Errors, Trace};
 use crate::step::Observed;
 use crate::{Delivery, Outcome, Violation, ViolationKind};
 
+/// `answers_lost` counts the deliveries for the order whose COMMIT the server carried out but
+/// whose answer never reached them (their results are not among `outcomes`): the payment's
+/// announcement may be theirs, so no other delivery need claim it.
 pub(crate) fn judge(
     observed: &Observed,
     outcomes: &[Result<Outcome, sqlx::Error>],
+    answers_lost: usize,
 ) -> Result<(), ViolationKind> {
     let order_id = observed.order_id.clone();
     let charges = observed.charges.len();
@@ -41,10 +45,8 @@ pub(crate) fn judge(
         (_, 0) => return Err(ViolationKind::ChargedButNotAnnounced { order_id }),
         _ => {}
     }
-    if !outcomes
-        .iter()
-        .any(|outcome| matches!(outcome, Ok(Outcome::Applied)))
-    {
+    let applied = (outcomes.iter()).any(|outcome| matches!(outcome, Ok(Outcome::Applied)));
+    if !applied && answers_lost == 0 {
         return Err(ViolationKind::NoDeliveryReportedApplied);
     }
     Ok(())
@@ -54,8 +56,9 @@ pub(crate) fn judge(
 pub(crate) fn verdict(
     observed: &Observed,
     outcomes: &[Result<Outcome, sqlx::Error>],
+    answers_lost: usize,
     during: Delivery,
     trace: Option<&Trace>,
 ) -> Result<(), Violation> {
-    judge(observed, outcomes).map_err(Violation::caught(during, trace))
+    judge(observed, outcomes, answers_lost).map_err(Violation::caught(during, trace))
 }

@@ -29,7 +29,7 @@ pub async fn barrier<H: Handler>(subject: Subject<H>, workers: usize) -> Result<
         })
         .await;
         let observed = observe(&step, &order_id, &[], during, None).await?;
-        verdict(&observed, &outcomes, during, None)?;
+        verdict(&observed, &outcomes, 0, during, None)?;
     }
     Ok(())
 }

@@ -26,6 +26,6 @@ pub async fn replayed_after_a_restore<H: Handler>(subject: Subject<H>) -> Result
     let replayed = subject.handler.call(pool.clone(), order.clone()).await;
 
     let observed = observe(&step, "ord-1", &published, during, None).await?;
-    verdict(&observed, &[first, replayed], during, None)
+    verdict(&observed, &[first, replayed], 0, during, None)
 }
 // ANCHOR_END: replayed

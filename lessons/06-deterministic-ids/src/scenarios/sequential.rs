@@ -20,7 +20,7 @@ pub async fn redelivered_after_commit<H: Handler>(subject: Subject<H>) -> Result
         let first = subject.handler.call(pool.clone(), order.clone()).await;
         let second = subject.handler.call(pool.clone(), order.clone()).await;
         let observed = observe(&step, order_id, &[], during, None).await?;
-        verdict(&observed, &[first, second], during, None)?;
+        verdict(&observed, &[first, second], 0, during, None)?;
     }
     Ok(())
 }

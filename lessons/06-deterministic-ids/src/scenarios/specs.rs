@@ -44,8 +44,11 @@ async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result
             .extract_if(.., |(_, event, _)| event.order_id() == order.order_id())
             .map(|(_, _, outcome)| outcome)
             .collect();
+        let lost = (played.answers_lost.iter())
+            .filter(|(_, event, _)| event.order_id() == order.order_id())
+            .count();
         let trace = played.interleaving.trace();
-        verdict(observed, &outcomes, during, Some(trace))?;
+        verdict(observed, &outcomes, lost, during, Some(trace))?;
     }
     played.end(during)
 }

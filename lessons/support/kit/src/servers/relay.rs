@@ -28,7 +28,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpStream, UnixListener, UnixStream};
 use tokio::task::JoinHandle;
 
-/// Where the relay cuts a worker's connection: once, at its first transaction that commits.
+/// Where the relay cuts a worker's connection: once, at its first COMMIT.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cut {
     /// The worker's COMMIT never reaches the server, which rolls the transaction back.
@@ -71,8 +71,8 @@ enum Upstream {
 }
 
 impl Relay {
-    /// Starts a relay to the server `options` reach, which will `cut` the first connection's
-    /// first transaction that commits.
+    /// Starts a relay to the server `options` reach, which will `cut` the worker's connection
+    /// at its first COMMIT.
     pub async fn start(options: &PgConnectOptions, cut: Cut) -> io::Result<Relay> {
         let upstream = upstream_of(options);
         let dir = tempfile::Builder::new().prefix("wb-relay").tempdir()?;
@@ -201,9 +201,9 @@ async fn worker_to_server(
     Ok(Stopped::Closed)
 }
 
-/// The server's messages, forwarded; for [`Cut::AfterCommit`], the answer to a statement that
-/// may have written is held until the server says whether a transaction is still open, and is
-/// dropped instead of forwarded if none is: that statement committed.
+/// The server's messages, forwarded; for [`Cut::AfterCommit`], the answer to the first COMMIT is
+/// held until the server says it is out of the transaction, and is then dropped instead of
+/// forwarded.
 async fn server_to_worker(
     from: &mut (impl AsyncRead + Unpin),
     to: &mut (impl AsyncWrite + Unpin),
@@ -225,9 +225,9 @@ async fn server_to_worker(
             arming.committed_since.store(true, Ordering::SeqCst);
         }
         let watching = arming.cut == Cut::AfterCommit && !arming.fired.load(Ordering::SeqCst);
-        if watching && (!held.is_empty() || message.completes_a_write()) {
+        if watching && (!held.is_empty() || message.completes_a_commit()) {
             held.extend_from_slice(&message.raw);
-            if committed && arming.fire() {
+            if message.ready_for_query() == Some(b'I') && arming.fire() {
                 return Ok(Stopped::Cut);
             }
             if message.ready_for_query().is_some() {
@@ -287,6 +287,12 @@ impl Message {
         ]
         .iter()
         .any(|commit| statement.eq_ignore_ascii_case(commit))
+    }
+
+    /// The server's "command complete" ('C') of a COMMIT that committed (one that ends a failed
+    /// transaction answers ROLLBACK).
+    fn completes_a_commit(&self) -> bool {
+        self.kind() == Some(b'C') && self.first_string() == "COMMIT"
     }
 
     /// The server's "command complete" ('C') for a statement that commits or may have written:
