@@ -4,8 +4,8 @@
 //! (the kit's engine), each request sent over HTTP; then the rule (`judge.rs`) judges acme's
 //! payments and every answer its client acted on.
 
-use kit::Fault;
 use kit::spec::{Action, NoWait, Run, Spec, SpecError};
+use kit::{Cut, Fault};
 
 use super::{CLIENT, Sent, judge, prepare, send_each, sent_by, shown};
 use crate::http::describe;
@@ -76,6 +76,23 @@ async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result
         }
         failed => (failed, None),
     };
+    // A request whose connection was cut at its COMMIT: its client, with no answer to act on,
+    // sends it again (the spec's next request). Only a COMMIT that never reached the server
+    // makes a success a lie, and only if no retry of its own committed.
+    if let Some((worker, cut)) = cut_at_commit(&run).filter(|(w, _)| ran.cut(w).is_some()) {
+        let hides = cut == Cut::BeforeCommit && !ran.committed_after_cut(worker);
+        let (theirs, kept): (Vec<_>, Vec<_>) =
+            ran.outcomes.into_iter().partition(|(w, _)| w == worker);
+        let hidden = (theirs.into_iter())
+            .find_map(|(_, answer)| answer.ok())
+            .filter(|_| hides);
+        let retries: Vec<_> = (calls.iter()).filter(|(s, _)| s != worker).collect();
+        let sent = sent_by(kept, &retries);
+        judge_each(&payments, &calls, sent, during, false, &mut interleaving).await?;
+        let hidden = hidden.filter(|answer| answer.status != 409).map(Box::new);
+        let trace = interleaving.trace();
+        return Violation::unless_failure_hidden(hidden, Fault::CommitLost, during, trace);
+    }
     if let Some((worker, fault)) = on_its_own {
         let (kept, hidden) = ran.apart_from_failed(worker);
         let retries: Vec<_> = (calls.iter()).filter(|(s, _)| s != worker).collect();
@@ -137,6 +154,11 @@ async fn judge_each(
         judge(payments, client, &theirs, during, overlapped, trace).await?;
     }
     Ok(())
+}
+
+/// The request whose connection the permutation cuts at its COMMIT, if it does, and where.
+fn cut_at_commit<'a>(run: &Run<'a, Delivery>) -> Option<(&'a str, Cut)> {
+    (run.permutation.steps.iter()).find_map(|step| run.spec.cut_target(step))
 }
 
 /// The request the permutation kills or cancels, if it does, and how.
