@@ -6,8 +6,8 @@
 
 use chrono::TimeDelta;
 use http_keys::Call;
-use kit::Fault;
 use kit::spec::{Run, Spec, SpecError};
+use kit::{Cut, Fault};
 use serde_json::{Map, Value};
 
 use super::{AMOUNT, describe, http, judge, judge_books, prepare, shown};
@@ -151,19 +151,33 @@ async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result
     // A request a fault ended while it waited on no other request failed on its own, as if it
     // died: what it answered is not the client's to act on, unless it claims the payment.
     let is_a_request = |session: &String| steps.iter().any(|(s, _)| s == session);
-    let ended: Vec<&str> = (steps.iter().map(|(session, _)| *session))
+    let mut ended: Vec<&str> = (steps.iter().map(|(session, _)| *session))
         .filter(|s| ran.killed(s) || ran.abandoned(s) || ran.cancelled(s))
         .filter(|s| !ran.waited_on_when_cancelled(s).iter().any(is_a_request))
         .collect();
-    let (cut, outcomes): (Vec<_>, Vec<_>) =
+    // So did a request whose connection was cut at a COMMIT: it cannot know what committed.
+    // Its payment is a lie only where that COMMIT never reached the server and nothing of its
+    // own committed after; otherwise the books judge it.
+    let cut = (steps.iter().map(|(session, _)| *session)).find(|s| ran.cut(s).is_some());
+    let lying =
+        cut.filter(|s| ran.cut(s) == Some(Cut::BeforeCommit) && !ran.committed_after_cut(s));
+    ended.extend(cut.filter(|s| lying == Some(*s) || ran.cut(s) == Some(Cut::AfterCommit)));
+    let (gone, outcomes): (Vec<_>, Vec<_>) =
         (ran.outcomes.into_iter()).partition(|(session, _)| ended.contains(&session.as_str()));
-    let hidden = cut.into_iter().find_map(|(_, outcome)| match outcome {
-        Outcome::Answered(Ok(answer)) if answer.status == 201 => Some(Box::new(answer)),
-        _ => None,
-    });
+    let hidden = (gone.into_iter())
+        .filter(|(session, _)| cut != Some(session.as_str()) || lying.is_some())
+        .find_map(|(_, outcome)| match outcome {
+            Outcome::Answered(Ok(answer)) if answer.status == 201 => Some(Box::new(answer)),
+            _ => None,
+        });
     if hidden.is_some() {
+        let fault = if lying.is_some() {
+            Fault::CommitLost
+        } else {
+            Fault::Cancelled
+        };
         let trace = interleaving.trace();
-        return Violation::unless_failure_hidden(hidden, Fault::Cancelled, during, trace);
+        return Violation::unless_failure_hidden(hidden, fault, during, trace);
     }
     let outcomes: Vec<Outcome> = outcomes.into_iter().map(|(_, o)| o).collect();
     if !ended.is_empty() && outcomes.iter().any(|o| matches!(o, Outcome::Completed(_))) {

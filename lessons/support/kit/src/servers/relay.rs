@@ -85,12 +85,18 @@ impl Relay {
         let arming = Arc::clone(&cut);
         let upstream = Arc::new(upstream);
         let listener = tokio::spawn(async move {
+            // Only the first connection is the worker's pool's own (the kit opens it before the
+            // handler runs). Later ones are that pool reconnecting after the cut, or another
+            // pool made from its options (a provider of lesson 12's, a relay's publisher): the
+            // cut is the handler's COMMIT, not theirs.
+            let mut first = true;
             while let Ok((worker, _)) = listener.accept().await {
                 let (arming, upstream) = (Arc::clone(&arming), Arc::clone(&upstream));
+                let may_cut = std::mem::take(&mut first);
                 // A connection that fails is the worker's error to see: it finds its socket
                 // closed.
                 tokio::spawn(async move {
-                    let _ = relay_one(worker, &upstream, &arming).await;
+                    let _ = relay_one(worker, &upstream, &arming, may_cut).await;
                 });
             }
         });
@@ -162,15 +168,20 @@ enum Stopped {
 }
 
 /// Relays one connection of the worker's pool until either side closes it, or until the cut.
-async fn relay_one(worker: UnixStream, upstream: &Upstream, arming: &Arming) -> io::Result<()> {
+async fn relay_one(
+    worker: UnixStream,
+    upstream: &Upstream,
+    arming: &Arming,
+    may_cut: bool,
+) -> io::Result<()> {
     let server = connect(upstream).await?;
     let (mut from_worker, mut to_worker) = worker.into_split();
     let (mut from_server, mut to_server) = tokio::io::split(server);
     // Whichever direction stops first ends the connection, so dropping the other one half-way
     // through a message loses nothing anybody reads.
     let stopped = tokio::select! {
-        stopped = worker_to_server(&mut from_worker, &mut to_server, arming) => stopped?,
-        stopped = server_to_worker(&mut from_server, &mut to_worker, arming) => stopped?,
+        stopped = worker_to_server(&mut from_worker, &mut to_server, arming, may_cut) => stopped?,
+        stopped = server_to_worker(&mut from_server, &mut to_worker, arming, may_cut) => stopped?,
     };
     if let Stopped::Cut = stopped {
         // The server's side first, and wait for the server to close it: its backend has then
@@ -188,12 +199,13 @@ async fn worker_to_server(
     from: &mut (impl AsyncRead + Unpin),
     to: &mut (impl AsyncWrite + Unpin),
     arming: &Arming,
+    may_cut: bool,
 ) -> io::Result<Stopped> {
     // The first message (the startup packet) has no type byte; every later one has.
     let mut typed = false;
     while let Some(message) = read_message(from, typed).await? {
         typed = true;
-        if arming.cut == Cut::BeforeCommit && message.is_commit() && arming.fire() {
+        if may_cut && arming.cut == Cut::BeforeCommit && message.is_commit() && arming.fire() {
             return Ok(Stopped::Cut);
         }
         to.write_all(&message.raw).await?;
@@ -208,6 +220,7 @@ async fn server_to_worker(
     from: &mut (impl AsyncRead + Unpin),
     to: &mut (impl AsyncWrite + Unpin),
     arming: &Arming,
+    may_cut: bool,
 ) -> io::Result<Stopped> {
     let mut held: Vec<u8> = Vec::new();
     // Whether a statement that may have written completed since the server was last idle.
@@ -224,7 +237,8 @@ async fn server_to_worker(
         if committed && arming.fired.load(Ordering::SeqCst) {
             arming.committed_since.store(true, Ordering::SeqCst);
         }
-        let watching = arming.cut == Cut::AfterCommit && !arming.fired.load(Ordering::SeqCst);
+        let watching =
+            may_cut && arming.cut == Cut::AfterCommit && !arming.fired.load(Ordering::SeqCst);
         if watching && (!held.is_empty() || message.completes_a_commit()) {
             held.extend_from_slice(&message.raw);
             if message.ready_for_query() == Some(b'I') && arming.fire() {
