@@ -54,6 +54,15 @@ impl Ledger {
         Ok(row.get(0))
     }
 
+    /// How many rows processed_events holds, all events together.
+    pub(crate) async fn row_count(&self) -> Result<i64, KitError> {
+        let row = (self.client)
+            .query_one("SELECT count(*) FROM processed_events", &[])
+            .await
+            .map_err(KitError::observer("counting processed_events"))?;
+        Ok(row.get(0))
+    }
+
     /// The event's rows in processed_events.
     pub(crate) async fn rows(&self, event_id: &str) -> Result<Vec<KeyRow>, KitError> {
         let rows = self

@@ -39,6 +39,8 @@ pub enum ViolationKind {
     TooBigATransaction { rows: i64, transactions: i64 },
     /// The prune waited for a delivery's open transaction.
     PruneWaited { on: String },
+    /// The prune reported a count of deleted rows that is not how many it deleted.
+    PruneMisreported { reported: u64, deleted: i64 },
     /// The given handler failed on the student's table.
     DeliveryFailed { error: String },
     /// What any lesson can catch: a failed or stuck prune, a hidden failure, a test that could
@@ -194,6 +196,15 @@ impl Explain<Delivery> for ViolationKind {
                  a crash throws all of its work away, and a logical replica applies it in one \
                  piece, at its commit.\n{}",
                 see("What one big DELETE holds")
+            ),
+            ViolationKind::PruneMisreported { reported, deleted } => write!(
+                f,
+                "the prune reported that it deleted {reported} row(s) of processed_events, but \
+                 {deleted} row(s) were gone once it returned, and nothing else ran.\n\
+                 The count is all its scheduler and its dashboards learn of a run: a prune that \
+                 says 0 while it deletes, or counts one batch of many, hides how far behind it \
+                 is, and a table that stops shrinking looks like one with nothing to remove.\n{}",
+                see("A prune that fails must say so")
             ),
             ViolationKind::PruneWaited { on } => write!(
                 f,

@@ -24,7 +24,7 @@ pub async fn the_backlog_is_pruned_in_bounded_batches<H: Handler>(
         .backlog("evt-old-", BACKLOG, t0() - TimeDelta::days(10))
         .await)
         .map_err(Violation::setup(during))?;
-    prune(&subject, &pool, t0(), during).await?;
+    prune(&subject, (&ledger, &pool), t0(), during).await?;
     nothing_kept_too_long(&ledger, t0(), during).await?;
     let (rows, transactions) =
         (ledger.largest_transaction().await).map_err(Violation::setup(during))?;

@@ -92,7 +92,7 @@ pub async fn rows_past_the_retention_limit_are_removed<H: Handler>(
     .await?;
     nothing_kept_too_long(&ledger, now, during).await?;
     // And a second run finds nothing more to do, and does no harm.
-    prune(&subject, &pool, now, during).await?;
+    prune(&subject, (&ledger, &pool), now, during).await?;
     nothing_kept_too_long(&ledger, now, during).await
 }
 // ANCHOR_END: retention_limit

@@ -95,17 +95,30 @@ async fn deliver(
 }
 
 /// One run of the subject's prune at `now`.
+/// Runs the prune at `now`, with nothing else running, and holds it to the count it reports:
+/// the rows of processed_events that were gone once it returned.
 async fn prune<H: Handler>(
     subject: &Subject<H>,
-    pool: &PgPool,
+    (ledger, pool): (&Ledger, &PgPool),
     now: DateTime<Utc>,
     during: Delivery,
 ) -> Result<Pruned, Violation> {
-    subject
-        .handler
-        .call(pool.clone(), Prune::at(now))
-        .await
-        .map_err(|error| failed(&error, during))
+    let before = (ledger.row_count().await).map_err(Violation::setup(during))?;
+    let pruned = (subject.handler.call(pool.clone(), Prune::at(now)).await)
+        .map_err(|error| failed(&error, during))?;
+    let after = (ledger.row_count().await).map_err(Violation::setup(during))?;
+    let deleted = before - after;
+    if i64::try_from(pruned.rows).ok() != Some(deleted) {
+        return Err(Violation {
+            kind: ViolationKind::PruneMisreported {
+                reported: pruned.rows,
+                deleted,
+            },
+            during,
+            trace: None,
+        });
+    }
+    Ok(pruned)
 }
 
 fn failed(error: &sqlx::Error, during: Delivery) -> Violation {
@@ -125,7 +138,7 @@ async fn copy_after_a_prune<H: Handler>(
     [received, pruned, again]: [DateTime<Utc>; 3],
     during: Delivery,
 ) -> Result<(), Violation> {
-    prune(subject, pool, pruned, during).await?;
+    prune(subject, (ledger, pool), pruned, during).await?;
     let row_gone_after_prune = ledger
         .rows(&event.id)
         .await
