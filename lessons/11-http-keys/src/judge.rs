@@ -59,9 +59,18 @@ pub(crate) fn verdict(
             });
         }
     };
-    // The request that created the payment is the one whose amount it holds (each scenario's
-    // requests under one key differ by their amounts, if at all).
-    let first_request = |call: &Call| amount_of(call) == Some(payment.amount_cents);
+    // The request that created the payment is the one whose every field it holds: a scenario's
+    // requests under one key may differ in any of them, the amount alone included.
+    let first_request = |call: &Call| {
+        asked_for(call).is_some_and(|asked| {
+            (asked.amount_cents, &asked.currency, &asked.description)
+                == (
+                    payment.amount_cents,
+                    &payment.currency,
+                    &payment.description,
+                )
+        })
+    };
     // The response every other 201 must repeat: the one not marked as a replay, whichever
     // order the answers came in (a barrier's requests are answered in any order).
     let created: Vec<&Answer> = (answers.iter())
@@ -82,6 +91,7 @@ pub(crate) fn verdict(
                 continue;
             }
             return Err(ViolationKind::KeyReusedNotRefused {
+                differs: differs(call, payment),
                 answer: shown,
                 body: answer.body.clone(),
             });
@@ -126,9 +136,19 @@ fn in_flight(answer: &Answer) -> Result<bool, ViolationKind> {
     }
 }
 
-fn amount_of(call: &Call) -> Option<i64> {
-    let payment: NewPayment = serde_json::from_str(&call.body).ok()?;
-    Some(payment.amount_cents)
+/// The first field in which `call` asks for another payment than `payment`.
+fn differs(call: &Call, payment: &PaymentRow) -> &'static str {
+    match asked_for(call) {
+        Some(asked) if asked.amount_cents != payment.amount_cents => "amount",
+        Some(asked) if asked.currency != payment.currency => "currency",
+        Some(asked) if asked.description != payment.description => "description",
+        _ => "body",
+    }
+}
+
+/// The payment `call`'s body asks for.
+fn asked_for(call: &Call) -> Option<NewPayment> {
+    serde_json::from_str(&call.body).ok()
 }
 
 /// A request the API answered with a 5xx, or did not answer: the handler failed, and the

@@ -15,6 +15,8 @@ pub(crate) struct PaymentRow {
     /// As the API shows it: `pay_17`.
     pub(crate) id: String,
     pub(crate) amount_cents: i64,
+    pub(crate) currency: String,
+    pub(crate) description: Option<String>,
     pub(crate) status: String,
 }
 
@@ -35,7 +37,8 @@ impl Payments {
     pub(crate) async fn of(&self, client: &str) -> Result<Vec<PaymentRow>, KitError> {
         let rows = (self.client)
             .query(
-                "SELECT id, amount_cents, status FROM payments WHERE client_id = $1 ORDER BY id",
+                "SELECT id, amount_cents, status, currency, description FROM payments \
+                  WHERE client_id = $1 ORDER BY id",
                 &[&client],
             )
             .await
@@ -45,6 +48,8 @@ impl Payments {
             .map(|row| PaymentRow {
                 id: format!("pay_{}", row.get::<_, i64>(0)),
                 amount_cents: row.get(1),
+                currency: row.get(3),
+                description: row.get(4),
                 status: row.get(2),
             })
             .collect())

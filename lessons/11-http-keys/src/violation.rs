@@ -44,8 +44,13 @@ pub enum ViolationKind {
     ReplayNotMarked { first: String, again: String },
     /// A retry of the request that created the payment was refused.
     SameRequestRefused { answer: String, body: String },
-    /// A different request under a used key got something other than a 422.
-    KeyReusedNotRefused { answer: String, body: String },
+    /// A different request under a used key got something other than a 422. `differs` names
+    /// the field it differed in ("amount", "currency", "description").
+    KeyReusedNotRefused {
+        differs: &'static str,
+        answer: String,
+        body: String,
+    },
     /// A 409 without `Retry-After`.
     InFlightWithoutRetryAfter { answer: String },
     /// A client was answered with a payment that is not its own.
@@ -187,9 +192,13 @@ impl Explain<Delivery> for ViolationKind {
                  response back.\n{}",
                 see("A key stands for one request")
             ),
-            ViolationKind::KeyReusedNotRefused { answer, body } => write!(
+            ViolationKind::KeyReusedNotRefused {
+                differs,
+                answer,
+                body,
+            } => write!(
                 f,
-                "a different request (another amount) came under a key already used, and was \
+                "a different request (another {differs}) came under a key already used, and was \
                  answered {answer}: {body}\n\
                  The client believes it made a second payment, and it got the first one's \
                  response, or the first one's key did something else. A key stands for one \

@@ -44,10 +44,19 @@ fn payment() -> Call {
 
 /// How a trace shows a request: `POST /payments acme 3f1c…-pay-ord-1001 1500`.
 fn shown(call: &Call) -> String {
-    let amount: serde_json::Value = serde_json::from_str(&call.body).unwrap_or_default();
+    let body: serde_json::Value = serde_json::from_str(&call.body).unwrap_or_default();
+    // The currency when it is not the euro every scenario pays in, and the description when
+    // there is one: what tells two requests under one key apart, when the amount does not.
+    let currency = (body["currency"].as_str())
+        .filter(|c| *c != "eur")
+        .map(|c| format!(" in {c}"))
+        .unwrap_or_default();
+    let description = (body["description"].as_str())
+        .map(|d| format!(", \"{d}\""))
+        .unwrap_or_default();
     format!(
-        "POST /payments ({}, key {}, {} cents)",
-        call.client, call.key, amount["amount_cents"]
+        "POST /payments ({}, key {}, {} cents{currency}{description})",
+        call.client, call.key, body["amount_cents"]
     )
 }
 
