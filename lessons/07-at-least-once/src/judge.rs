@@ -9,11 +9,14 @@ use crate::scenarios::{GROUP, NEIGHBOUR};
 use crate::violation::Mismatch;
 use crate::{Delivery, Polled, Violation, ViolationKind};
 
+/// `one_at_a_time`: no two polls ran at once, so none had a reason to take an event another
+/// had taken (consumers of one group that overlap may, and let the dedupe table absorb it).
 pub(crate) fn judge(
     observed: &Observed,
     orders: &[String],
     log: &[Verdict],
     polls: &[Result<Polled, sqlx::Error>],
+    one_at_a_time: bool,
 ) -> Result<(), ViolationKind> {
     if let Some(error) = polls.iter().find_map(|poll| poll.as_ref().err()) {
         return Err(ViolationKind::Common(Common::failed(error)));
@@ -50,6 +53,15 @@ pub(crate) fn judge(
                 ViolationKind::OrderDiffers(mismatch)
             },
         );
+    }
+    // Every poll succeeded (a failed one is reported above) and, one at a time, none had a
+    // reason to leave an event for the next to take again.
+    let taken: usize = (polls.iter().flatten()).map(|poll| poll.handled).sum();
+    if one_at_a_time && taken > log.len() {
+        return Err(ViolationKind::TakenTwice {
+            taken,
+            positions: log.len(),
+        });
     }
     if observed.next_position > observed.last_position + 1 {
         return Err(ViolationKind::OffsetPastTheEnd {
@@ -99,6 +111,7 @@ pub(crate) async fn verdict(
     orders: &[String],
     appended: &[Verdict],
     polls: &[Result<Polled, sqlx::Error>],
+    one_at_a_time: bool,
     during: Delivery,
     interleaving: Option<&mut kit::Interleaving>,
 ) -> Result<Option<Trace>, Violation> {
@@ -122,7 +135,7 @@ pub(crate) async fn verdict(
         during,
         trace: trace.clone(),
     };
-    judge(&observed, orders, appended, polls).map_err(violation)?;
+    judge(&observed, orders, appended, polls, one_at_a_time).map_err(violation)?;
     let neighbour = (log.observe_offset(NEIGHBOUR).await).map_err(Violation::setup(during))?;
     if neighbour != 1 {
         return Err(violation(ViolationKind::MovedAnotherGroup {

@@ -23,6 +23,9 @@ pub enum ViolationKind {
     /// The group's committed offset points past the end of the log: events appended later will
     /// be skipped.
     OffsetPastTheEnd { next_position: i64, last: i64 },
+    /// The polls that succeeded took more events than the log holds: some event was taken by
+    /// two polls, and neither failed.
+    TakenTwice { taken: usize, positions: usize },
     /// Polling stopped taking events while the offset was still short of the end of the log.
     NotCaughtUp {
         next_position: i64,
@@ -226,6 +229,16 @@ impl Explain<Delivery> for ViolationKind {
                  {last}: the events the producer appends next will be skipped. The offset must \
                  point just after the last event the poll actually took, however many it asked \
                  for.\n{}",
+                see("Where the offset points")
+            ),
+            ViolationKind::TakenTwice { taken, positions } => write!(
+                f,
+                "the polls that succeeded reported {taken} events handled, but the log holds \
+                 {positions}: some event was taken again by a later poll, although the poll \
+                 that took it first did not fail. The offset a successful poll commits must \
+                 point just after the last position it took; positions are handed out, not \
+                 counted, and a gap in them (a producer's insert that rolled back) leaves an \
+                 offset moved on by the number of events taken short of that.\n{}",
                 see("Where the offset points")
             ),
             ViolationKind::NotCaughtUp {

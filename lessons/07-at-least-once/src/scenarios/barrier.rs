@@ -42,7 +42,7 @@ pub async fn barrier<H: Handler>(subject: Subject<H>, consumers: usize) -> Resul
     })
     .await;
     let polls: Vec<_> = results.into_iter().flatten().collect();
-    verdict(&log, &orders, &appended, &polls, during, None)
+    verdict(&log, &orders, &appended, &polls, false, during, None)
         .await
         .map(drop)
 }

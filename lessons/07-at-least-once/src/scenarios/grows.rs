@@ -30,7 +30,7 @@ pub async fn the_log_grows_between_polls<H: Handler>(subject: Subject<H>) -> Res
     (log.append(std::slice::from_ref(&later)).await).map_err(Violation::setup(during))?;
     polls.extend(catch_up(&subject, &pool, MAX).await.0);
     let appended = [first[0].clone(), first[1].clone(), later];
-    verdict(&log, &orders, &appended, &polls, during, None)
+    verdict(&log, &orders, &appended, &polls, true, during, None)
         .await
         .map(drop)
 }

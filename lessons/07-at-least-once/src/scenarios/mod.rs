@@ -87,11 +87,20 @@ async fn catch_up_then_verdict<H: Handler>(
     (db, log): (&TestDatabase, &Log),
     (orders, appended): (&[String], &[Verdict]),
     mut polls: Vec<Result<Polled, sqlx::Error>>,
-    max: i64,
+    (max, one_at_a_time): (i64, bool),
     during: Delivery,
     interleaving: &mut kit::Interleaving,
 ) -> Result<Option<Trace>, Violation> {
     let pool = db.pool(1).await.map_err(Violation::setup(during))?;
     polls.extend(catch_up(subject, &pool, max).await.0);
-    verdict(log, orders, appended, &polls, during, Some(interleaving)).await
+    verdict(
+        log,
+        orders,
+        appended,
+        &polls,
+        one_at_a_time,
+        during,
+        Some(interleaving),
+    )
+    .await
 }

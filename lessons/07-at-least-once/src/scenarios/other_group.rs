@@ -51,7 +51,7 @@ pub async fn another_group_is_not_held_up<H: Handler>(
         (&db, &log),
         (&orders, &appended),
         polls,
-        MAX,
+        (MAX, false),
         during,
         &mut interleaving,
     )

@@ -27,7 +27,7 @@ pub async fn consumed_once<H: Handler>(subject: Subject<H>) -> Result<(), Violat
     (log.append(&appended).await).map_err(Violation::setup(during))?;
     let pool = db.pool(1).await.map_err(Violation::setup(during))?;
     let (polls, _) = catch_up(&subject, &pool, MAX).await;
-    verdict(&log, &orders, &appended, &polls, during, None)
+    verdict(&log, &orders, &appended, &polls, true, during, None)
         .await
         .map(drop)
 }

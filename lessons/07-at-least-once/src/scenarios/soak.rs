@@ -174,7 +174,7 @@ pub async fn soak<H: Handler>(subject: Subject<H>, size: Soak) -> Result<SoakRep
         producer.abort();
     }
     let elapsed = started.elapsed();
-    verdict(&log, &orders, &appended, &polls, during, None).await?;
+    verdict(&log, &orders, &appended, &polls, false, during, None).await?;
     Ok(SoakReport {
         seed,
         events: appended.len(),

@@ -46,6 +46,8 @@ async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result
         .collect();
     polls.extend(played.hidden.take().map(|hidden| Ok(hidden.reported)));
     let max = first[0].max();
+    // One consumer, then the restarted one: no two polls overlapped.
+    let one_at_a_time = run.spec.deliveries().len() == 1;
     let lists = (&orders[..], &appended[..]);
     let interleaving = &mut played.interleaving;
     let trace = catch_up_then_verdict(
@@ -53,7 +55,7 @@ async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result
         (&db, &log),
         lists,
         polls,
-        max,
+        (max, one_at_a_time),
         during,
         interleaving,
     )
