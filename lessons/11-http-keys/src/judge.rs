@@ -6,6 +6,7 @@
 use kit::{Common, FailureCause};
 
 use crate::observe::PaymentRow;
+use crate::violation::Field;
 use crate::{Answer, Call, NewPayment, ServerError, ViolationKind};
 
 /// One request a scenario sent, and what came back.
@@ -137,12 +138,12 @@ fn in_flight(answer: &Answer) -> Result<bool, ViolationKind> {
 }
 
 /// The first field in which `call` asks for another payment than `payment`.
-fn differs(call: &Call, payment: &PaymentRow) -> &'static str {
+fn differs(call: &Call, payment: &PaymentRow) -> Field {
     match asked_for(call) {
-        Some(asked) if asked.amount_cents != payment.amount_cents => "amount",
-        Some(asked) if asked.currency != payment.currency => "currency",
-        Some(asked) if asked.description != payment.description => "description",
-        _ => "body",
+        Some(asked) if asked.amount_cents != payment.amount_cents => Field::Amount,
+        Some(asked) if asked.currency != payment.currency => Field::Currency,
+        Some(asked) if asked.description != payment.description => Field::Description,
+        _ => Field::Body,
     }
 }
 

@@ -45,9 +45,9 @@ pub enum ViolationKind {
     /// A retry of the request that created the payment was refused.
     SameRequestRefused { answer: String, body: String },
     /// A different request under a used key got something other than a 422. `differs` names
-    /// the field it differed in ("amount", "currency", "description").
+    /// the first field it differed in.
     KeyReusedNotRefused {
-        differs: &'static str,
+        differs: Field,
         answer: String,
         body: String,
     },
@@ -61,6 +61,27 @@ pub enum ViolationKind {
     /// What any lesson can catch: a failed or stuck request, a hidden failure, a test that
     /// could not run.
     Common(Common<Box<Answer>>),
+}
+
+/// A field of a payment's body, where two requests under one key first differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    Amount,
+    Currency,
+    Description,
+    /// Not a payment the API reads (the body is not one): the bytes differ.
+    Body,
+}
+
+impl fmt::Display for Field {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Field::Amount => "amount",
+            Field::Currency => "currency",
+            Field::Description => "description",
+            Field::Body => "body",
+        })
+    }
 }
 
 impl Speaks for ViolationKind {
