@@ -387,12 +387,7 @@ impl Spec {
         fault: &str,
         target: &str,
     ) -> Result<(), SpecError> {
-        let started = permutation.steps[..at].iter().any(|earlier| {
-            self.step(earlier).is_some_and(|(session, step)| {
-                session.name == target && matches!(step.action, Action::Deliver(_))
-            })
-        });
-        if started {
+        if self.delivers_before(permutation, at, target) {
             return Ok(());
         }
         Err(error(
@@ -406,6 +401,15 @@ impl Spec {
 }
 
 impl Spec {
+    /// Whether `permutation` starts a delivery of `target` before its step at `at`.
+    fn delivers_before(&self, permutation: &Permutation, at: usize, target: &str) -> bool {
+        permutation.steps[..at].iter().any(|earlier| {
+            self.step(earlier).is_some_and(|(session, step)| {
+                session.name == target && matches!(step.action, Action::Deliver(_))
+            })
+        })
+    }
+
     /// A cut is set before the delivery it cuts: once the handler runs, its connection is made.
     fn cut_before(
         &self,
@@ -414,12 +418,7 @@ impl Spec {
         cut: &str,
         target: &str,
     ) -> Result<(), SpecError> {
-        let started = permutation.steps[..at].iter().any(|earlier| {
-            self.step(earlier).is_some_and(|(session, step)| {
-                session.name == target && matches!(step.action, Action::Deliver(_))
-            })
-        });
-        if !started {
+        if !self.delivers_before(permutation, at, target) {
             return Ok(());
         }
         Err(error(

@@ -4,23 +4,12 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use kit::{Interleaving, Schema, Script, TestDatabase};
+use kit::{Interleaving, Script};
 use sqlx::PgPool;
 
 #[tokio::test]
 async fn an_abandoned_worker_runs_no_more_code_and_its_work_rolls_back() {
-    let db = TestDatabase::create(&Schema::from_dirs(Vec::<std::path::PathBuf>::new()))
-        .await
-        .unwrap();
-    let session = db.session().await.unwrap();
-    session
-        .batch_execute(
-            "CREATE TABLE accounts (id INT PRIMARY KEY, balance INT);
-             CREATE TABLE claims (id INT PRIMARY KEY);
-             INSERT INTO accounts VALUES (1, 0)",
-        )
-        .await
-        .unwrap();
+    let (db, session) = crate::accounts_and_claims().await;
     // Set if the worker's code ever runs past the statement it is abandoned in: its error
     // branch, say, which a dropped future never reaches.
     let went_on = Arc::new(AtomicBool::new(false));

@@ -20,18 +20,7 @@ async fn credit(pool: PgPool, (): ()) -> Result<(), sqlx::Error> {
 /// Plays one delivery of `credit`, its connection cut as `cut` says: what it returned, the
 /// claims the server kept, the trace, and the cut the run reports.
 async fn played(cut: Cut) -> (Vec<bool>, i64, String, Option<Cut>) {
-    let db = TestDatabase::create(&Schema::from_dirs(Vec::<std::path::PathBuf>::new()))
-        .await
-        .unwrap();
-    let session = db.session().await.unwrap();
-    session
-        .batch_execute(
-            "CREATE TABLE accounts (id INT PRIMARY KEY, balance INT);
-             CREATE TABLE claims (id INT PRIMARY KEY);
-             INSERT INTO accounts VALUES (1, 0)",
-        )
-        .await
-        .unwrap();
+    let (db, session) = crate::accounts_and_claims().await;
     let script = Script::new(&credit, |()| "credit".into())
         .cut("lose", "worker", cut)
         .deliver("worker", "credit", ());

@@ -12,3 +12,20 @@ mod deadline;
 mod dev_database;
 mod session_step;
 mod tests_list;
+
+/// A database with account 1 at zero and an empty `claims` table, and a session of the test's
+/// own on it: what the abandon and cut tests credit and claim.
+async fn accounts_and_claims() -> (kit::TestDatabase, tokio_postgres::Client) {
+    let schema = kit::Schema::from_dirs(Vec::<std::path::PathBuf>::new());
+    let db = kit::TestDatabase::create(&schema).await.unwrap();
+    let session = db.session().await.unwrap();
+    session
+        .batch_execute(
+            "CREATE TABLE accounts (id INT PRIMARY KEY, balance INT);
+             CREATE TABLE claims (id INT PRIMARY KEY);
+             INSERT INTO accounts VALUES (1, 0)",
+        )
+        .await
+        .unwrap();
+    (db, session)
+}
