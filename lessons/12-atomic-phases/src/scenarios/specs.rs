@@ -161,7 +161,7 @@ async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result
     let cut = (steps.iter().map(|(session, _)| *session)).find(|s| ran.cut(s).is_some());
     let lying =
         cut.filter(|s| ran.cut(s) == Some(Cut::BeforeCommit) && !ran.committed_after_cut(s));
-    ended.extend(cut.filter(|s| lying == Some(*s) || ran.cut(s) == Some(Cut::AfterCommit)));
+    ended.extend(cut.filter(|s| lying == Some(*s) || ran.cut(s) != Some(Cut::BeforeCommit)));
     let (gone, outcomes): (Vec<_>, Vec<_>) =
         (ran.outcomes.into_iter()).partition(|(session, _)| ended.contains(&session.as_str()));
     let hidden = (gone.into_iter())

@@ -536,7 +536,15 @@ impl Interleaving {
     /// after the cut (on a new connection); and the workers whose relay never cut, since their
     /// handler committed nothing through it.
     pub(crate) fn cuts(&self) -> (Vec<(String, Cut, bool)>, Vec<String>) {
-        let (cut, never): (Vec<_>, Vec<_>) = self.cuts.iter().partition(|(_, r, _)| r.has_cut());
+        for (_, relay, _) in &self.cuts {
+            crate::engine::commit_points::counted(relay.commits());
+        }
+        // A run that only counts commits cuts nothing, and has found what it came for if the
+        // handler committed at all.
+        let counting = |r: &Relay| r.cut() == Cut::AfterEveryCommit && r.point().is_none();
+        let (cut, never): (Vec<_>, Vec<_>) = (self.cuts.iter())
+            .filter(|(_, r, _)| !(counting(r) && r.commits() > 0))
+            .partition(|(_, r, _)| r.has_cut());
         (
             (cut.into_iter())
                 .map(|(w, r, _)| (w.clone(), r.cut(), r.committed_since_the_cut()))
@@ -553,15 +561,19 @@ impl Interleaving {
             return;
         };
         *noted = true;
-        let what = match relay.cut() {
-            Cut::BeforeCommit => {
-                "<its COMMIT never reached the server: the connection was cut, and the server \
-                 rolled its transaction back>"
-            }
-            Cut::AfterCommit => {
-                "<the server committed its work, and the connection was cut before the answer \
-                 reached it>"
-            }
+        let what = match (relay.cut(), relay.point()) {
+            (Cut::BeforeCommit, _) => "<its COMMIT never reached the server: the connection \
+                                       was cut, and the server rolled its transaction back>"
+                .to_string(),
+            (Cut::AfterCommit, _) => "<the server committed its work, and the connection was \
+                                      cut before the answer reached it>"
+                .to_string(),
+            (Cut::AfterEveryCommit, point) => format!(
+                "<the server committed its commit number {} ({}), and that connection was cut \
+                 before the answer reached it>",
+                point.unwrap_or(0),
+                relay.cut_after()
+            ),
         };
         self.trace.step(worker, what);
     }

@@ -4,6 +4,7 @@
 //! them said in the words' terms. The engine uses the servers and the words; neither uses it.
 
 pub(crate) mod barrier;
+pub mod commit_points;
 pub(crate) mod interleaving;
 pub(crate) mod never_ran;
 pub(crate) mod play;

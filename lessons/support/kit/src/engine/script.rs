@@ -22,6 +22,7 @@ use std::pin::Pin;
 
 use sqlx::PgPool;
 
+use crate::engine::commit_points;
 use crate::engine::interleaving::{AfterKill, Interleaving, Session, StepResult, Worker};
 use crate::engine::never_ran::{never_cut, never_ran};
 use crate::engine::subject::Handler;
@@ -388,7 +389,8 @@ impl Interleaving {
                     let pool = match (armed.iter()).position(|(_, w, _)| *w == worker) {
                         Some(at) => {
                             let (step, _, cut) = armed.remove(at);
-                            let (pool, relay) = db.pool_cut(cut, 1, &worker).await?;
+                            let point = commit_points::aimed();
+                            let (pool, relay) = db.pool_cut((cut, point), 1, &worker).await?;
                             self.cut_through(&worker, relay);
                             cut_steps.push((step, worker.clone()));
                             pool

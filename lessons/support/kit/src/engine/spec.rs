@@ -54,6 +54,7 @@
 
 use std::fmt;
 
+pub use crate::engine::commit_points::at_commit;
 use crate::servers::relay::Cut;
 
 /// A parsed and checked spec.
@@ -344,6 +345,13 @@ impl Spec {
             Action::Kill(target) | Action::Cancel(target) | Action::Abandon(target) => Some(target),
             _ => None,
         }
+    }
+
+    /// Whether `permutation` cuts a session after every commit: it is played once to count
+    /// the commits, then once a commit.
+    pub fn cuts_after_every_commit(&self, permutation: &Permutation) -> bool {
+        (permutation.steps.iter())
+            .any(|step| matches!(self.cut_target(step), Some((_, Cut::AfterEveryCommit))))
     }
 
     /// The session a cut step aims at, and where it cuts.
@@ -642,12 +650,13 @@ impl<'a> Parser<'a> {
                 let cut = match self.rest_of_line().join(" ").as_str() {
                     "before commit" => Cut::BeforeCommit,
                     "after commit" => Cut::AfterCommit,
+                    "after every commit" => Cut::AfterEveryCommit,
                     other => {
                         return Err(error(
                             line,
                             format!(
-                                "step `{step}`: `cut {session}` is followed by `before commit` \
-                                 or `after commit`, not `{other}`"
+                                "step `{step}`: `cut {session}` is followed by `before commit`, \
+                                 `after commit` or `after every commit`, not `{other}`"
                             ),
                         ));
                     }

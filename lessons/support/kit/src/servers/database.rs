@@ -96,15 +96,16 @@ impl TestDatabase {
     /// [`TestDatabase::pool_named`] names it that reaches the server through the relay.
     pub(crate) async fn pool_cut(
         &self,
-        cut: Cut,
+        (cut, point): (Cut, Option<usize>),
         connections: u32,
         application_name: &str,
     ) -> Result<(PgPool, Relay), KitError> {
         let options = self.sqlx_options()?.application_name(application_name);
-        let relay = (Relay::start(&options, cut).await).map_err(|source| KitError::Relay {
-            worker: application_name.to_string(),
-            source,
-        })?;
+        let relay =
+            (Relay::start(&options, cut, point).await).map_err(|source| KitError::Relay {
+                worker: application_name.to_string(),
+                source,
+            })?;
         let pool = self.pool_with(connections, relay.options(options)).await?;
         Ok((pool, relay))
     }

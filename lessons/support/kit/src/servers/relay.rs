@@ -20,7 +20,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgSslMode};
@@ -28,13 +28,19 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpStream, UnixListener, UnixStream};
 use tokio::task::JoinHandle;
 
-/// Where the relay cuts a worker's connection: once, at its first COMMIT.
+/// Where the relay cuts a worker's connection, once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cut {
-    /// The worker's COMMIT never reaches the server, which rolls the transaction back.
+    /// At its first COMMIT, which never reaches the server: the server rolls back.
     BeforeCommit,
-    /// The server commits, and its answer never reaches the worker.
+    /// At its first COMMIT, once the server has committed: its answer never reaches the worker.
     AfterCommit,
+    /// Once the server has committed the worker's *n*th commit (a COMMIT, or a statement that
+    /// wrote outside a transaction, on its pool's connection or on one it opened for a call to
+    /// another system), for each *n* in turn, one play each: the connection that committed is
+    /// cut before the answer arrives, at every point where something of the handler became
+    /// permanent ([`Relay::start`]'s `point`).
+    AfterEveryCommit,
 }
 
 /// How long the server may take to close its side once the relay has closed its own: a
@@ -53,8 +59,17 @@ pub struct Relay {
 /// anything through the relay since (a handler that retried on a new connection).
 struct Arming {
     cut: Cut,
+    /// For [`Cut::AfterEveryCommit`], the commit this run cuts after (1 for the first); none
+    /// in the run that only counts them.
+    point: Option<usize>,
+    /// The commits so far, on any connection the worker made through the relay: its pool's
+    /// own, and a call to another system that shares the server (lesson 06's card network,
+    /// lesson 12's provider), whose commit is that call's effect.
+    points: AtomicUsize,
     fired: AtomicBool,
     committed_since: AtomicBool,
+    /// The command the cut fell after (`COMMIT`, `INSERT 0 1`), for the trace.
+    cut_after: std::sync::Mutex<String>,
 }
 
 impl Arming {
@@ -72,15 +87,23 @@ enum Upstream {
 
 impl Relay {
     /// Starts a relay to the server `options` reach, which will `cut` the worker's connection
-    /// at its first COMMIT.
-    pub async fn start(options: &PgConnectOptions, cut: Cut) -> io::Result<Relay> {
+    /// (for [`Cut::AfterEveryCommit`], after commit number `point`, or nowhere if `point` is
+    /// none: that run counts the commits).
+    pub async fn start(
+        options: &PgConnectOptions,
+        cut: Cut,
+        point: Option<usize>,
+    ) -> io::Result<Relay> {
         let upstream = upstream_of(options);
         let dir = tempfile::Builder::new().prefix("wb-relay").tempdir()?;
         let listener = UnixListener::bind(socket_in(dir.path(), options.get_port()))?;
         let cut = Arc::new(Arming {
             cut,
+            point,
+            points: AtomicUsize::new(0),
             fired: AtomicBool::new(false),
             committed_since: AtomicBool::new(false),
+            cut_after: std::sync::Mutex::default(),
         });
         let arming = Arc::clone(&cut);
         let upstream = Arc::new(upstream);
@@ -118,6 +141,25 @@ impl Relay {
     /// the handler retried on a new connection, and what it reports may be the retry's truth.
     pub fn committed_since_the_cut(&self) -> bool {
         self.cut.committed_since.load(Ordering::SeqCst)
+    }
+
+    /// How many commits the pool's own connection made (up to the cut, if there was one).
+    pub fn commits(&self) -> usize {
+        self.cut.points.load(Ordering::SeqCst)
+    }
+
+    /// The command whose commit the cut fell after (`COMMIT`, `INSERT 0 1`), once it has.
+    pub fn cut_after(&self) -> String {
+        self.cut
+            .cut_after
+            .lock()
+            .map(|tag| tag.clone())
+            .unwrap_or_default()
+    }
+
+    /// The commit the cut fell after, for [`Cut::AfterEveryCommit`].
+    pub fn point(&self) -> Option<usize> {
+        self.cut.point
     }
 
     /// The cut this relay makes.
@@ -213,9 +255,11 @@ async fn worker_to_server(
     Ok(Stopped::Closed)
 }
 
-/// The server's messages, forwarded; for [`Cut::AfterCommit`], the answer to the first COMMIT is
-/// held until the server says it is out of the transaction, and is then dropped instead of
-/// forwarded.
+/// The server's messages, forwarded. The answer to a statement that may end in a commit is held
+/// until the server says whether a transaction is still open; if none is, that statement
+/// committed, and the answer is dropped instead of forwarded where the cut falls there: at the
+/// first COMMIT ([`Cut::AfterCommit`]), or at the commit the run aims at
+/// ([`Cut::AfterEveryCommit`]). Every commit is counted, on whichever connection.
 async fn server_to_worker(
     from: &mut (impl AsyncRead + Unpin),
     to: &mut (impl AsyncWrite + Unpin),
@@ -225,8 +269,13 @@ async fn server_to_worker(
     let mut held: Vec<u8> = Vec::new();
     // Whether a statement that may have written completed since the server was last idle.
     let mut wrote = false;
+    // The last statement that may have written, as the server tagged it.
+    let mut last_write = String::new();
     while let Some(message) = read_message(from, true).await? {
-        wrote |= message.completes_a_write();
+        if message.completes_a_write() {
+            wrote = true;
+            last_write = message.first_string().to_string();
+        }
         let committed = wrote && message.ready_for_query() == Some(b'I');
         if message
             .ready_for_query()
@@ -234,14 +283,30 @@ async fn server_to_worker(
         {
             wrote = false;
         }
-        if committed && arming.fired.load(Ordering::SeqCst) {
+        let fired = arming.fired.load(Ordering::SeqCst);
+        if committed && fired {
             arming.committed_since.store(true, Ordering::SeqCst);
         }
-        let watching =
-            may_cut && arming.cut == Cut::AfterCommit && !arming.fired.load(Ordering::SeqCst);
-        if watching && (!held.is_empty() || message.completes_a_commit()) {
+        let point = committed.then(|| arming.points.fetch_add(1, Ordering::SeqCst) + 1);
+        let aimed = arming.cut == Cut::AfterEveryCommit && point.is_some() && point == arming.point;
+        // Where the cut may fall: the first COMMIT of the pool's own connection, or any commit
+        // of any connection (a call to another system is a point to end the handler at too).
+        let holds = match arming.cut {
+            Cut::AfterCommit => may_cut && message.completes_a_commit(),
+            Cut::AfterEveryCommit => message.completes_a_write() && arming.point.is_some(),
+            Cut::BeforeCommit => false,
+        };
+        if !fired && (!held.is_empty() || holds) {
             held.extend_from_slice(&message.raw);
-            if message.ready_for_query() == Some(b'I') && arming.fire() {
+            let here = match arming.cut {
+                Cut::AfterCommit => committed,
+                Cut::AfterEveryCommit => aimed,
+                Cut::BeforeCommit => false,
+            };
+            if here && arming.fire() {
+                if let Ok(mut tag) = arming.cut_after.lock() {
+                    *tag = std::mem::take(&mut last_write);
+                }
                 return Ok(Stopped::Cut);
             }
             if message.ready_for_query().is_some() {

@@ -119,3 +119,54 @@ async fn a_handler_that_asks_the_server_learns_its_commit_was_kept() {
         interleaving.trace()
     );
 }
+
+/// `after every commit`: a run that counts the commits, then one run cut after each. The
+/// handler commits twice (a statement outside a transaction, then a transaction), and each cut
+/// leaves exactly what had committed by then.
+#[tokio::test]
+async fn every_commit_is_counted_and_a_run_is_cut_after_each() {
+    async fn twice(pool: PgPool, (): ()) -> Result<(), sqlx::Error> {
+        sqlx::query("INSERT INTO claims VALUES (1)")
+            .execute(&pool)
+            .await?;
+        let mut tx = pool.begin().await?;
+        sqlx::query("UPDATE accounts SET balance = balance + 1 WHERE id = 1")
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await
+    }
+    // (the commit aimed at, what the handler returned, claims, balance, commits counted)
+    let expected = [
+        (None, true, 1, 1, 2),
+        (Some(1), false, 1, 0, 1),
+        (Some(2), false, 1, 1, 2),
+    ];
+    for (aimed, returned_ok, claims, balance, counted) in expected {
+        let (db, session) = crate::accounts_and_claims().await;
+        let script = Script::new(&twice, |()| "twice".into())
+            .cut("every", "worker", Cut::AfterEveryCommit)
+            .deliver("worker", "twice", ());
+        let mut interleaving = Interleaving::new(&db).await.unwrap();
+        let play = interleaving.run(&db, script, "every twice", |r| format!("{r:?}"));
+        let (ran, commits) = kit::spec::at_commit(aimed, play).await;
+        let ran = ran.unwrap();
+        let row = (session.query_one(
+            "SELECT (SELECT count(*) FROM claims), (SELECT balance FROM accounts WHERE id = 1)",
+            &[],
+        ))
+        .await
+        .unwrap();
+        let trace = interleaving.trace().to_string();
+        let seen = (
+            ran.outcomes[0].1.is_ok(),
+            row.get::<_, i64>(0),
+            row.get::<_, i32>(1),
+        );
+        assert_eq!(
+            seen,
+            (returned_ok, claims, balance),
+            "aimed at {aimed:?}\n{trace}"
+        );
+        assert_eq!(commits, counted, "aimed at {aimed:?}\n{trace}");
+    }
+}

@@ -260,7 +260,9 @@ where
             // The server committed: an error is all the handler can know without asking, and
             // a success is true (it asked, or its retry found the work done). Whatever it said,
             // the work is the first delivery's, and no one else need claim it.
-            ((Some(Cut::AfterCommit), _), result) => answers_lost.push((worker, event, result)),
+            ((Some(Cut::AfterCommit | Cut::AfterEveryCommit), _), result) => {
+                answers_lost.push((worker, event, result));
+            }
             (_, result) => delivered.push((worker, event, result)),
         }
     }

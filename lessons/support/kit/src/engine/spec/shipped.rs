@@ -282,7 +282,18 @@ macro_rules! lesson_specs {
             story: &'static str,
         ) -> Result<(), crate::Violation> {
             let during = crate::Delivery::Story(story);
-            play(subject, $crate::spec::Run { spec, permutation, during }).await
+            let run = $crate::spec::Run { spec, permutation, during };
+            if !spec.cuts_after_every_commit(permutation) {
+                return play(subject, run).await;
+            }
+            // Once to count the commits, then once cut after each of them.
+            let (counted, commits) = $crate::spec::at_commit(None, play(subject.clone(), run)).await;
+            counted?;
+            for commit in 1..=commits {
+                let (cut, _) = $crate::spec::at_commit(Some(commit), play(subject.clone(), run)).await;
+                cut?;
+            }
+            Ok(())
         }
     };
 }

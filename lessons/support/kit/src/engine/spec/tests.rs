@@ -18,6 +18,7 @@ step again deliver {"event_id": "evt-1", "account_id": "acct-1", "amount_cents":
 session script
 step die kill worker-1
 step lose cut worker-2 after commit
+step every cut worker-2 after every commit
 step later hook advance_clock 31s
 
 permutation lock first again commit
@@ -81,7 +82,7 @@ fn a_race_reads_as_its_sessions_steps_and_permutations() {
             },
         ]
     );
-    assert_eq!(spec.permutations[1].line, 22);
+    assert_eq!(spec.permutations[1].line, 23);
     assert!(spec.permutations[1].expect.is_empty());
     assert_eq!(
         spec.permutations[1].test.as_deref(),
@@ -275,7 +276,8 @@ fn each_kind_of_bad_file_is_refused_with_its_line() {
         (
             "session w\nstep d deliver {}\nsession s\nstep c cut w during commit\npermutation c d\n",
             4,
-            "`cut w` is followed by `before commit` or `after commit`, not `during commit`",
+            "`cut w` is followed by `before commit`, `after commit` or `after every commit`, not \
+             `during commit`",
         ),
         (
             "session w\nstep d deliver {}\nsession s\nstep c cut w after commit\npermutation d c\n",
