@@ -286,11 +286,16 @@ macro_rules! lesson_specs {
             if !spec.cuts_after_every_commit(permutation) {
                 return play(subject, run).await;
             }
-            // Once to count the commits, then once cut after each of them.
-            let (counted, commits) = $crate::spec::at_commit(None, play(subject.clone(), run)).await;
+            // Once to count the commits, then once cut after each of them. Each play is boxed:
+            // a lesson's play is a large future, and three of them inline overflow a test's
+            // stack in a debug build.
+            let at = |commit| {
+                Box::pin($crate::spec::at_commit(commit, play(subject.clone(), run)))
+            };
+            let (counted, commits) = at(None).await;
             counted?;
             for commit in 1..=commits {
-                let (cut, _) = $crate::spec::at_commit(Some(commit), play(subject.clone(), run)).await;
+                let (cut, _) = at(Some(commit)).await;
                 cut?;
             }
             Ok(())
