@@ -21,6 +21,15 @@ CREATE TABLE provider.charges (
     created_at      TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp()
 );
 
+-- Who called the provider, as its access log would show it: the caller's session name (the
+-- `application_name` its connection carries) and the key it sent. The tests read it to tell a
+-- request that worked on its key (it reached the provider) from one that was told to come back.
+CREATE TABLE provider.calls (
+    caller          TEXT        NOT NULL DEFAULT current_setting('application_name'),
+    idempotency_key TEXT,
+    called_at       TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp()
+);
+
 -- What the provider refused, and why, as its own logs would show it: the tests read it to say
 -- why a charge was never made. Like Stripe, it takes keys of at most 255 characters.
 CREATE TABLE provider.refusals (

@@ -179,6 +179,14 @@ async fn create_charge(
     let Ok(request) = serde_json::from_slice::<ChargeRequest>(&body) else {
         return (StatusCode::BAD_REQUEST, "the body is not a charge").into_response();
     };
+    let logged = sqlx::query("INSERT INTO provider.calls (idempotency_key) VALUES ($1)")
+        .bind(key)
+        .execute(&provider.pool)
+        .await;
+    if let Err(error) = logged {
+        let failed = format!("the provider failed: {}", kit::describe_sqlx(&error));
+        return (StatusCode::INTERNAL_SERVER_ERROR, failed).into_response();
+    }
     if let Some(key) = key.filter(|key| key.chars().count() > MAX_KEY_CHARS) {
         let reason = format!(
             "the idempotency key is {} characters long; the provider takes at most {MAX_KEY_CHARS}",
