@@ -41,7 +41,7 @@ pub use payment::Payment;
 pub use request::{MAX_KEY_CHARS, NewPayment, PaymentRequest, Reply, Stored, check_key};
 pub use resource::{ShowPayment, Showing, from_payments};
 pub use subject::{Handler, Subject};
-pub use violation::{Delivery, FailureCause, Kept, Violation, ViolationKind};
+pub use violation::{Delivery, FailureCause, Field, Kept, Violation, ViolationKind};
 
 #[doc(hidden)]
 pub mod __private {

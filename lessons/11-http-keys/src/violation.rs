@@ -73,6 +73,19 @@ pub enum Field {
     Body,
 }
 
+impl Field {
+    /// The first field in which `asked` asks for another payment than `first` does.
+    pub fn between(first: &crate::Call, asked: &crate::Call) -> Field {
+        let payment = |call: &crate::Call| serde_json::from_str::<crate::NewPayment>(&call.body);
+        match (payment(first), payment(asked)) {
+            (Ok(first), Ok(asked)) if first.amount_cents != asked.amount_cents => Field::Amount,
+            (Ok(first), Ok(asked)) if first.currency != asked.currency => Field::Currency,
+            (Ok(first), Ok(asked)) if first.description != asked.description => Field::Description,
+            _ => Field::Body,
+        }
+    }
+}
+
 impl fmt::Display for Field {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {

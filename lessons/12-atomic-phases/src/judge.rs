@@ -4,20 +4,21 @@
 //! its form for a key the client used again after our window: two payments, each its own
 //! charge.
 
-use http_keys::{Answer, ServerError};
+use http_keys::{Answer, Call, Field, ServerError};
 use kit::{Common, FailureCause, KitError, TestDatabase};
 
 use crate::ViolationKind;
-use crate::violation::AfterTheWindow;
+use crate::violation::{AfterTheWindow, Merged};
 
 /// What the provider and our books hold, read by the test's own session.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Books {
-    pub(crate) provider_charges: i64,
-    pub(crate) recorded: i64,
+    /// Every charge the provider made, as its API names them (`ch_1`), in the order made.
+    pub(crate) provider: Vec<String>,
+    /// The provider's charge each of our records names, in the order recorded.
+    pub(crate) recorded: Vec<String>,
+    /// What our books say the clients were charged, in all.
     pub(crate) charged_cents: i64,
-    /// The provider's first charge, as its API names it (`ch_1`), if it made one.
-    pub(crate) provider_charge: Option<String>,
     /// What the provider refused, each as its log says it: `acme: <why>`.
     pub(crate) refusals: Vec<String>,
 }
@@ -25,47 +26,7 @@ pub(crate) struct Books {
 impl Books {
     pub(crate) async fn read(db: &TestDatabase) -> Result<Books, KitError> {
         let session = db.session().await?;
-        let row = session
-            .query_one(
-                "SELECT (SELECT count(*) FROM provider.charges),
-                        (SELECT count(*) FROM charges),
-                        (SELECT coalesce(sum(charged_cents), 0)::bigint FROM clients),
-                        (SELECT 'ch_' || min(id) FROM provider.charges)",
-                &[],
-            )
-            .await
-            .map_err(KitError::observer(
-                "reading the provider's ledger and our books",
-            ))?;
-        let refusals = session
-            .query(
-                "SELECT customer || ': ' || reason FROM provider.refusals ORDER BY refused_at",
-                &[],
-            )
-            .await
-            .map_err(KitError::observer("reading the provider's refusals"))?;
-        Ok(Books {
-            provider_charges: row.get(0),
-            recorded: row.get(1),
-            charged_cents: row.get(2),
-            provider_charge: row.get(3),
-            refusals: refusals.iter().map(|row| row.get(0)).collect(),
-        })
-    }
-}
-
-/// Every charge the provider made, and the provider's charge each of our records names, both in
-/// the order they were made.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Charges {
-    pub(crate) provider: Vec<String>,
-    pub(crate) recorded: Vec<String>,
-}
-
-impl Charges {
-    pub(crate) async fn read(db: &TestDatabase) -> Result<Charges, KitError> {
-        let session = db.session().await?;
-        let ids = |sql: &'static str| {
+        let column = |sql: &'static str| {
             let session = &session;
             async move {
                 let rows = (session.query(sql, &[]).await).map_err(KitError::observer(
@@ -74,52 +35,119 @@ impl Charges {
                 Ok::<_, KitError>(rows.iter().map(|row| row.get::<_, String>(0)).collect())
             }
         };
-        Ok(Charges {
-            provider: ids("SELECT 'ch_' || id FROM provider.charges ORDER BY id").await?,
-            recorded: ids("SELECT provider_charge_id FROM charges ORDER BY id").await?,
+        let charged = session
+            .query_one(
+                "SELECT coalesce(sum(charged_cents), 0)::bigint FROM clients",
+                &[],
+            )
+            .await
+            .map_err(KitError::observer("reading our books"))?;
+        Ok(Books {
+            provider: column("SELECT 'ch_' || id FROM provider.charges ORDER BY id").await?,
+            recorded: column("SELECT provider_charge_id FROM charges ORDER BY id").await?,
+            charged_cents: charged.get(0),
+            refusals: column(
+                "SELECT customer || ': ' || reason FROM provider.refusals ORDER BY refused_at",
+            )
+            .await?,
         })
     }
 }
 
-/// Judges one key's requests (`answers`, in the order they were sent) by `books`; `amount` is
-/// what the request asks for.
-pub(crate) fn verdict(
-    books: &Books,
-    amount: i64,
-    answers: &[Result<Answer, ServerError>],
-) -> Result<(), ViolationKind> {
-    every_answer_says_what_to_do(answers)?;
-    match books.provider_charges {
+/// One payment the client asked for, as the rule judges it: the key it came under, what it asks
+/// for, the answers to its requests (in the order they were sent), and the answers to requests
+/// that came under its key asking for something else (`others`), each with the field that
+/// differs.
+#[derive(Debug, Clone)]
+pub(crate) struct Payment {
+    pub(crate) call: Call,
+    pub(crate) answers: Vec<Result<Answer, ServerError>>,
+    pub(crate) others: Vec<(Field, Result<Answer, ServerError>)>,
+}
+
+impl Payment {
+    /// The amount it asks for, in cents.
+    pub(crate) fn amount(&self) -> i64 {
+        let body: serde_json::Value = serde_json::from_str(&self.call.body).unwrap_or_default();
+        body["amount_cents"].as_i64().unwrap_or_default()
+    }
+}
+
+/// Judges the client's `payments`, each under a key of its own, by `books`:
+/// - every answer says what to do, and a request that asks for something else under a key
+///   already used is refused (422);
+/// - the provider charged once per payment: never two payments as one, never one twice;
+/// - our books hold each charge once, for its amount;
+/// - each payment's last answer is a 201 naming a charge of its own.
+pub(crate) fn verdict(books: &Books, payments: &[Payment]) -> Result<(), ViolationKind> {
+    let all = payments
+        .iter()
+        .flat_map(|p| (p.answers.iter()).chain(p.others.iter().map(|(_, answer)| answer)));
+    every_answer_says_what_to_do(all)?;
+    for (differs, answer) in payments.iter().flat_map(|p| &p.others) {
+        match answer {
+            Ok(answer) if answer.status == 422 => {}
+            answer => {
+                return Err(ViolationKind::KeyReusedNotRefused {
+                    differs: *differs,
+                    answer: http_keys::describe_answer(answer),
+                    body: answer
+                        .as_ref()
+                        .map_or_else(|e| e.detail.clone(), |a| a.body.clone()),
+                });
+            }
+        }
+    }
+    let answers = || {
+        (payments.iter().flat_map(|p| p.answers.iter().flatten()))
+            .map(Answer::shown)
+            .collect::<Vec<_>>()
+    };
+    let expected = i64::try_from(payments.len()).unwrap_or(i64::MAX);
+    match books.provider.len() as i64 {
         0 if !books.refusals.is_empty() => {
             return Err(ViolationKind::ProviderRefused {
                 reasons: books.refusals.clone(),
-                answers: (answers.iter().flatten()).map(Answer::shown).collect(),
+                answers: answers(),
             });
         }
-        0 => {
-            return Err(ViolationKind::NeverCharged {
-                answers: (answers.iter().flatten()).map(Answer::shown).collect(),
-            });
+        0 => return Err(ViolationKind::NeverCharged { answers: answers() }),
+        charges if charges < expected => {
+            return Err(ViolationKind::PaymentsMerged(Box::new(Merged {
+                keys: payments.iter().map(|p| p.call.key.clone()).collect(),
+                charges: books.provider.clone(),
+                answers: answers(),
+            })));
         }
-        1 => {}
-        charges => return Err(ViolationKind::ChargedTwice { charges }),
+        charges if charges > expected => return Err(ViolationKind::ChargedTwice { charges }),
+        _ => {}
     }
-    if (books.recorded, books.charged_cents) != (1, amount) {
+    let amount = payments.iter().map(Payment::amount).sum();
+    if (books.recorded.len() as i64, books.charged_cents) != (expected, amount) {
         return Err(ViolationKind::BooksDisagree {
-            recorded: books.recorded,
+            payments: u32::try_from(payments.len()).unwrap_or(u32::MAX),
+            recorded: u32::try_from(books.recorded.len()).unwrap_or(u32::MAX),
             charged_cents: books.charged_cents,
             amount,
-            answers: (answers.iter().flatten()).map(Answer::shown).collect(),
+            answers: answers(),
         });
     }
-    last_answer_names(answers, books.provider_charge.as_deref())
+    let mut named = Vec::new();
+    for payment in payments {
+        named.push(last_answer_names(
+            &payment.answers,
+            &books.provider,
+            &named,
+        )?);
+    }
+    Ok(())
 }
 
 /// Judges two payments under one key, the second sent after our window had forgotten the key:
 /// each a charge of its own at the provider, each recorded once, and the client's last answer
 /// the second payment.
 pub(crate) fn verdict_after_the_window(
-    charges: &Charges,
+    charges: &Books,
     answers: &[Result<Answer, ServerError>],
 ) -> Result<(), ViolationKind> {
     every_answer_says_what_to_do(answers)?;
@@ -138,12 +166,13 @@ pub(crate) fn verdict_after_the_window(
             },
         )));
     }
-    last_answer_names(answers, charges.recorded.last().map(String::as_str))
+    let last = &charges.recorded[charges.recorded.len() - 1..];
+    last_answer_names(answers, last, &[]).map(|_| ())
 }
 
 /// No answer is a server error, and every "not done" answer says when to come back.
-fn every_answer_says_what_to_do(
-    answers: &[Result<Answer, ServerError>],
+fn every_answer_says_what_to_do<'a>(
+    answers: impl IntoIterator<Item = &'a Result<Answer, ServerError>>,
 ) -> Result<(), ViolationKind> {
     for answer in answers {
         match answer {
@@ -164,21 +193,29 @@ fn every_answer_says_what_to_do(
     Ok(())
 }
 
-/// The client's last answer is the payment: a 201 that names the provider's `charge`.
+/// The payment's last answer is a 201 that names one of the provider's `charges`, one no other
+/// payment's answer named (`named`); returns the charge it names.
 fn last_answer_names(
     answers: &[Result<Answer, ServerError>],
-    charge: Option<&str>,
-) -> Result<(), ViolationKind> {
+    charges: &[String],
+    named: &[Option<String>],
+) -> Result<Option<String>, ViolationKind> {
     let names = |answer: &Answer| {
         let body: serde_json::Value = serde_json::from_str(&answer.body).unwrap_or_default();
-        body["provider_charge"].as_str() == charge
+        body["provider_charge"].as_str().map(str::to_string)
     };
     match answers.last() {
-        Some(Ok(last)) if last.status == 201 && names(last) => Ok(()),
+        Some(Ok(last))
+            if last.status == 201
+                && names(last).is_some_and(|c| charges.contains(&c))
+                && !named.contains(&names(last)) =>
+        {
+            Ok(names(last))
+        }
         Some(Ok(last)) => Err(ViolationKind::LastAnswerNotThePayment {
             answer: last.shown(),
             body: last.body.clone(),
         }),
-        _ => Ok(()),
+        _ => Ok(None),
     }
 }

@@ -16,7 +16,7 @@ use chrono::TimeDelta;
 use http_keys::{Answer, Call, ServerError};
 use kit::{Subject, TestDatabase};
 
-use crate::judge::{Books, verdict};
+use crate::judge::{Books, Payment, verdict};
 use crate::{
     Behaviour, Clock, Delivery, Handler, Http, LEASE, Outcome, Request, Step, Violation,
     ViolationKind,
@@ -117,43 +117,44 @@ async fn one_by_one<H: Handler>(
     Ok(outcomes)
 }
 
-/// The books alone, once the completer ran and before anyone retried.
+/// The rule, for acme's `payments` (the books alone, if their answers are left empty).
 async fn judge_books(
     db: &TestDatabase,
-    outcomes: Vec<Outcome>,
+    payments: &[Payment],
     during: Delivery,
     trace: Option<&kit::Trace>,
 ) -> Result<(), Violation> {
-    judge_answers(db, outcomes, false, during, trace).await
+    let books = Books::read(db).await.map_err(Violation::setup(during))?;
+    verdict(&books, payments).map_err(Violation::caught(during, trace))
 }
 
+/// The rule, and a pass offers the trace to the chapter.
 async fn judge(
     db: &TestDatabase,
-    outcomes: Vec<Outcome>,
+    payments: &[Payment],
     during: Delivery,
     trace: Option<&kit::Trace>,
 ) -> Result<(), Violation> {
-    judge_answers(db, outcomes, true, during, trace).await?;
-    // A pass offers the trace to the chapter.
+    judge_books(db, payments, during, trace).await?;
     if let Some(trace) = trace {
         kit::passing_trace(trace);
     }
     Ok(())
 }
 
-/// The books by the rule, with the client's answers among `outcomes` when `by_answers` (a
-/// completer that failed fails the scenario either way).
-async fn judge_answers(
+/// The rule for a story of acme's one payment, by the answers among `outcomes` (a completer
+/// that failed fails the story).
+async fn judge_outcomes(
     db: &TestDatabase,
     outcomes: Vec<Outcome>,
-    by_answers: bool,
     during: Delivery,
-    trace: Option<&kit::Trace>,
 ) -> Result<(), Violation> {
-    let answers = answers(outcomes).map_err(Violation::caught(during, trace))?;
-    let books = Books::read(db).await.map_err(Violation::setup(during))?;
-    let judged = if by_answers { &answers[..] } else { &[] };
-    verdict(&books, AMOUNT, judged).map_err(Violation::caught(during, trace))
+    let acme = Payment {
+        call: payment(),
+        answers: answers(outcomes).map_err(Violation::caught(during, None))?,
+        others: Vec::new(),
+    };
+    judge(db, &[acme], during, None).await
 }
 
 // ANCHOR: hang_up
@@ -173,7 +174,7 @@ pub async fn provider_hangs_up_then_retried<H: Handler>(
         request(Behaviour::Answer, after_lease(1)),
     ];
     let outcomes = one_by_one(&db, &http(&subject), steps, during).await?;
-    judge(&db, outcomes, during, None).await
+    judge_outcomes(&db, outcomes, during).await
 }
 // ANCHOR_END: hang_up
 

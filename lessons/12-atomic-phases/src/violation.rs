@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use http_keys::Answer;
+use http_keys::{Answer, Field};
 use kit::{Calls, Common, Explain, Speaks, Topic, Words};
 
 pub use kit::{Delivery, FailureCause};
@@ -19,7 +19,9 @@ pub enum ViolationKind {
     /// The provider charged once, and our books say otherwise: no record (a charge lost to us),
     /// or more than one (a zombie, or a completer, recorded it again).
     BooksDisagree {
-        recorded: i64,
+        /// How many payments the provider charged, once each.
+        payments: u32,
+        recorded: u32,
         charged_cents: i64,
         amount: i64,
         /// What the client was answered, when it came back (none: judged before any retry).
@@ -43,6 +45,16 @@ pub enum ViolationKind {
     /// A key used again after our window was over: two payments asked for, and the provider's
     /// charges (`provider`) and the ones our records name (`recorded`) are not two and the same.
     KeyReusedAfterTheWindow(Box<AfterTheWindow>),
+    /// A request that asked for another payment under a key already used (another `differs`)
+    /// was answered something other than a refusal.
+    KeyReusedNotRefused {
+        differs: Field,
+        answer: String,
+        body: String,
+    },
+    /// acme asked for payments under different keys (`keys`), and the provider made fewer
+    /// charges (`charges`): two payments were taken for one.
+    PaymentsMerged(Box<Merged>),
     /// A 503 or 409 that does not say when to come back.
     NoRetryAfter {
         answer: String,
@@ -69,6 +81,18 @@ pub struct AfterTheWindow {
     pub recorded: Vec<String>,
     /// The new payment's answer.
     pub answer: String,
+}
+
+/// Payments asked for under different keys, and the fewer charges the provider made for them
+/// (boxed: a violation travels in every test's `Result`).
+#[derive(Debug)]
+pub struct Merged {
+    /// The keys acme sent, one per payment.
+    pub keys: Vec<String>,
+    /// The provider's charges (`ch_1`, …).
+    pub charges: Vec<String>,
+    /// What acme was answered, in order.
+    pub answers: Vec<String>,
 }
 
 impl Speaks for ViolationKind {
@@ -112,14 +136,19 @@ impl Explain<Delivery> for ViolationKind {
                 see("A charge no transaction can take back")
             ),
             ViolationKind::BooksDisagree {
+                payments,
                 recorded,
                 charged_cents,
                 amount,
                 answers,
             } => write!(
                 f,
-                "the provider charged acme once ({amount} cents), and our books hold {recorded} \
+                "the provider charged acme {} ({amount} cents), and our books hold {recorded} \
                  record(s) of it, {charged_cents} cents in all.\n{}\n{}",
+                match payments {
+                    1 => "once".to_string(),
+                    n => format!("{n} times, once for each key"),
+                },
                 match (*recorded, &answers[..]) {
                     (0, []) => "A charge the provider made and we never recorded is money taken \
                                 that our books cannot account for, and a client that never comes \
@@ -203,6 +232,42 @@ impl Explain<Delivery> for ViolationKind {
                     )?;
                 }
                 write!(f, "{}", see("The provider's key"))
+            }
+            ViolationKind::KeyReusedNotRefused {
+                differs,
+                answer,
+                body,
+            } => write!(
+                f,
+                "a request for another payment (another {differs}) came under a key acme had \
+                 already used, and was answered {answer}: {body}\n\
+                 The client believes it made a second payment, and got the first one's \
+                 response, or was charged for something it did not ask under that key. A key \
+                 stands for one request: a different request under it is refused (422), \
+                 whatever state the key is in, finished included.\n{}",
+                see("One key, one request, finished or not")
+            ),
+            ViolationKind::PaymentsMerged(merged) => {
+                let Merged {
+                    keys,
+                    charges,
+                    answers,
+                } = &**merged;
+                write!(
+                    f,
+                    "acme asked for {} payments, each under a key of its own ({}), and the provider \
+                 made {} charge(s) ({}); acme was answered: {}.\n\
+                 Two requests alike in all but their key are two payments: a client that pays \
+                 the same amount twice means it. Whatever makes the provider's key, or our \
+                 record, from the request's content and not from the request's own key takes \
+                 the second payment for a retry of the first.\n{}",
+                    keys.len(),
+                    keys.join(", "),
+                    charges.len(),
+                    charges.join(", "),
+                    answers.join("; "),
+                    see("The provider's key")
+                )
             }
             ViolationKind::LastAnswerNotThePayment { answer, body } => write!(
                 f,

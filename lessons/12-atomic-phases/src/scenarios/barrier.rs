@@ -4,7 +4,7 @@
 use chrono::TimeDelta;
 use kit::TestDatabase;
 
-use super::{after_lease, judge, prepare, request};
+use super::{after_lease, judge_outcomes, prepare, request};
 use crate::{Behaviour, Handler, Outcome, Step, Subject, Violation};
 
 /// Rounds per barrier test. Each round is one key's whole story (two bursts and a retry), so
@@ -44,7 +44,7 @@ pub async fn barrier<H: Handler>(subject: Subject<H>, workers: usize) -> Result<
         }
         let last = request(Behaviour::Answer, after_lease(1));
         outcomes.push(kit::Handler::call(&http, pool.clone(), last).await);
-        judge(&db, outcomes, during, None).await?;
+        judge_outcomes(&db, outcomes, during).await?;
     }
     Ok(())
 }

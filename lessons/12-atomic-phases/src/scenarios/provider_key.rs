@@ -7,8 +7,8 @@ use chrono::{TimeDelta, Utc};
 use http_keys::{Call, KEY_WINDOW, MAX_KEY_CHARS};
 use kit::Common;
 
-use super::{AMOUNT, answers, http, judge, one_by_one, prepare};
-use crate::judge::{Charges, verdict_after_the_window};
+use super::{AMOUNT, answers, http, judge_outcomes, one_by_one, prepare};
+use crate::judge::{Books, verdict_after_the_window};
 use crate::{Delivery, Handler, LEASE, Request, Step, Subject, Violation, ViolationKind};
 
 /// `call`, arriving `later` than the API's clock says now, to a provider that answers.
@@ -49,7 +49,7 @@ pub async fn key_used_again_after_the_window<H: Handler>(
     let again = sent(&call, KEY_WINDOW + TimeDelta::minutes(2));
     outcomes.extend(one_by_one(&db, &http, vec![again], during).await?);
     let answers = answers(outcomes).map_err(Violation::caught(during, None))?;
-    let charges = Charges::read(&db).await.map_err(Violation::setup(during))?;
+    let charges = Books::read(&db).await.map_err(Violation::setup(during))?;
     verdict_after_the_window(&charges, &answers).map_err(Violation::caught(during, None))
 }
 // ANCHOR_END: after_the_window
@@ -70,7 +70,7 @@ pub async fn longest_key_is_charged<H: Handler>(subject: Subject<H>) -> Result<(
         sent(&call, LEASE + TimeDelta::seconds(1)),
     ];
     let outcomes = one_by_one(&db, &http(&subject), steps, during).await?;
-    judge(&db, outcomes, during, None).await
+    judge_outcomes(&db, outcomes, during).await
 }
 // ANCHOR_END: longest_key
 

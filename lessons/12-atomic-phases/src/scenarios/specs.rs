@@ -5,12 +5,13 @@
 //! at the time its line gives; then the rule (`judge.rs`).
 
 use chrono::TimeDelta;
-use http_keys::Call;
+use http_keys::{Answer, Call, Field, ServerError};
 use kit::spec::{Run, Spec, SpecError};
 use kit::{Cut, Fault};
 use serde_json::{Map, Value};
 
-use super::{AMOUNT, describe, http, judge, judge_books, prepare, shown};
+use super::{describe, http, judge, judge_books, prepare, shown};
+use crate::judge::Payment;
 use crate::{
     Behaviour, Delivery, Handler, LEASE, Outcome, Request, Step, Subject, Violation, ViolationKind,
 };
@@ -86,8 +87,8 @@ fn seconds(said: &Value) -> Result<TimeDelta, String> {
     })
 }
 
-/// The steps a spec delivers. The rule judges one payment, acme's 1500 cents under one key, so
-/// every request asks for that one (what the provider does, and when, may differ).
+/// The steps a spec delivers. The rule judges acme's payments, one per key: every request is
+/// acme's (what it asks for, under which key, what the provider does, and when, may differ).
 pub fn your_steps(spec: &Spec) -> Result<Vec<Step>, SpecError> {
     let steps = spec.events("lesson 12", FEED.read)?;
     let mut requests =
@@ -97,27 +98,67 @@ pub fn your_steps(spec: &Spec) -> Result<Vec<Step>, SpecError> {
         });
     let refused = |line, message: &str| SpecError {
         line,
-        message: format!("{message}: lesson 12's rule judges one payment, {REQUEST}"),
+        message: format!("{message}: lesson 12's rule judges acme's payments, as {REQUEST}"),
     };
     let Some((line, first)) = requests.next() else {
         return Err(refused(1, "no session sends a request"));
     };
-    if first.client != "acme" || amount(first) != Some(AMOUNT) {
-        return Err(refused(
-            line,
-            "the request is not acme's payment of 1500 cents",
-        ));
-    }
-    match requests.find(|(_, call)| call != &first) {
+    match std::iter::once((line, first))
+        .chain(requests)
+        .find(|(_, call)| call.client != "acme")
+    {
         None => Ok(steps),
-        Some((line, _)) => Err(refused(line, "the request differs from the first")),
+        Some((line, _)) => Err(refused(line, "the request is not acme's")),
     }
 }
 
-/// The amount a request's body asks for, in cents.
-fn amount(call: &Call) -> Option<i64> {
-    let body: Value = serde_json::from_str(&call.body).ok()?;
-    body["amount_cents"].as_i64()
+/// acme's payments, one per key in the order the spec first sends each key: the payment is what
+/// the key's first request to be paid asked for (or its first request, if none was), with the
+/// answers to every request that asked for the same (the paid ones last: acme keeps a payment
+/// once any answer carried it); a request that asked for something else is one of its `others`.
+fn payments(steps: &[(&str, Step)], outcomes: &[(String, Outcome)]) -> Vec<Payment> {
+    let answered = |session: &str| {
+        (outcomes.iter()).find_map(|(s, outcome)| match outcome {
+            Outcome::Answered(answer) if s == session => Some(answer.clone()),
+            _ => None,
+        })
+    };
+    let requests: Vec<(&Call, Option<_>)> = (steps.iter())
+        .filter_map(|(session, step)| match step {
+            Step::Request(request) => Some((&request.call, answered(session))),
+            Step::Complete { .. } => None,
+        })
+        .collect();
+    let paid = |answer: &Option<Result<Answer, ServerError>>| matches!(answer, Some(Ok(answer)) if answer.status == 201);
+    let mut payments: Vec<Payment> = Vec::new();
+    for (call, _) in &requests {
+        if payments.iter().any(|p| p.call.key == call.key) {
+            continue;
+        }
+        let under_it = || requests.iter().filter(|(c, _)| c.key == call.key);
+        let first_paid = under_it().find(|(_, answer)| paid(answer));
+        let payment = (*first_paid.map_or(call, |(c, _)| c)).clone();
+        let (mut answers, mut paid_ones, mut others) = (Vec::new(), Vec::new(), Vec::new());
+        for (asked, answer) in under_it() {
+            let Some(answer) = answer.clone() else {
+                continue;
+            };
+            if asked.body != payment.body {
+                others.push((Field::between(&payment, asked), answer));
+            } else if paid(&Some(answer.clone())) {
+                paid_ones.push(answer);
+            } else {
+                answers.push(answer);
+            }
+        }
+        answers.extend(paid_ones);
+        payments.push(Payment {
+            call: payment,
+            answers,
+            others,
+        });
+    }
+    payments
 }
 
 // ANCHOR: play
@@ -145,7 +186,8 @@ async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result
     let script = (spec.script(&http, FEED.shown, FEED.read)).unwrap_or_else(|e| panic!("{e}"));
     let order = run.permutation.order();
     let (mut interleaving, ran) = kit::play(&db, script, &order, describe, during).await?;
-    if let Some(kind) = took_over_a_live_lease(run, &steps, &ran.outcomes) {
+    let callers = (provider_callers(&db).await).map_err(Violation::setup(during))?;
+    if let Some(kind) = took_over_a_live_lease(run, &steps, &ran.outcomes, &callers) {
         return Err(Violation::caught(during, Some(interleaving.trace()))(kind));
     }
     // A request a fault ended while it waited on no other request failed on its own, as if it
@@ -179,30 +221,51 @@ async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result
         let trace = interleaving.trace();
         return Violation::unless_failure_hidden(hidden, fault, during, trace);
     }
-    let outcomes: Vec<Outcome> = outcomes.into_iter().map(|(_, o)| o).collect();
-    if !ended.is_empty() && outcomes.iter().any(|o| matches!(o, Outcome::Completed(_))) {
-        judge_books(&db, outcomes.clone(), during, Some(interleaving.trace())).await?;
+    let completer = (outcomes.iter()).filter(|(_, o)| matches!(o, Outcome::Completed(_)));
+    let completer: Vec<Outcome> = completer.map(|(_, o)| o.clone()).collect();
+    super::answers(completer.clone())
+        .map_err(Violation::caught(during, Some(interleaving.trace())))?;
+    let mut payments = payments(&steps, &outcomes);
+    if !ended.is_empty() && !completer.is_empty() {
+        let books_alone: Vec<Payment> = (payments.iter())
+            .map(|p| Payment {
+                call: p.call.clone(),
+                answers: Vec::new(),
+                others: Vec::new(),
+            })
+            .collect();
+        judge_books(&db, &books_alone, during, Some(interleaving.trace())).await?;
     }
-    let (mut judged, paid): (Vec<_>, Vec<_>) = (outcomes.into_iter())
-        .partition(|o| !matches!(o, Outcome::Answered(Ok(a)) if a.status == 201));
-    if paid.is_empty() {
-        let told = judged.iter().any(|o| matches!(o, Outcome::Answered(_)));
-        let last = again(&db, &http, &steps, during).await?;
+    let several = payments.len() > 1;
+    for payment in &mut payments {
+        let paid = |o: &Result<Answer, ServerError>| matches!(o, Ok(a) if a.status == 201);
+        if payment.answers.iter().any(paid) {
+            continue;
+        }
+        let told = !payment.answers.is_empty();
+        let last = again(&db, &http, &steps, &payment.call, during).await?;
         let when = if told { " after the lease" } else { "" };
-        interleaving.note(format!("acme retries{when}: {}", describe(&last)));
-        judged.push(last);
+        let key = if several {
+            format!(" {}", payment.call.key)
+        } else {
+            String::new()
+        };
+        interleaving.note(format!("acme retries{key}{when}: {}", describe(&last)));
+        if let Outcome::Answered(answer) = last {
+            payment.answers.push(answer);
+        }
     }
-    judged.extend(paid);
-    judge(&db, judged, during, Some(interleaving.trace())).await
+    judge(&db, &payments, during, Some(interleaving.trace())).await
 }
 // ANCHOR_END: play
 
-/// acme's request, sent again once every lease has run out and every step's time has passed, to
-/// a provider that answers.
+/// acme's request for `payment`, sent again once every lease has run out and every step's time
+/// has passed, to a provider that answers.
 async fn again<H: Handler>(
     db: &kit::TestDatabase,
     http: &crate::Http<H>,
     steps: &[(&str, Step)],
+    payment: &Call,
     during: Delivery,
 ) -> Result<Outcome, Violation> {
     let latest = (steps.iter())
@@ -211,24 +274,32 @@ async fn again<H: Handler>(
             Step::Complete { later } => *later,
         })
         .max();
-    let call = (steps.iter()).find_map(|(_, step)| match step {
-        Step::Request(request) => Some(&request.call),
-        Step::Complete { .. } => None,
-    });
     let again = Request {
         later: latest.unwrap_or(LEASE) + TimeDelta::seconds(1),
-        ..Request::now(call.expect("a spec sends a request"))
+        ..Request::now(payment)
     };
     let pool = db.pool(1).await.map_err(Violation::setup(during))?;
     Ok(kit::Handler::call(http, pool, Step::Request(again)).await)
 }
 
+/// The sessions whose calls reached the provider, by its access log.
+async fn provider_callers(db: &kit::TestDatabase) -> Result<Vec<String>, kit::KitError> {
+    let session = db.session().await?;
+    let rows = (session
+        .query("SELECT DISTINCT caller FROM provider.calls", &[])
+        .await)
+        .map_err(kit::KitError::observer("reading the provider's access log"))?;
+    Ok(rows.iter().map(|row| row.get(0)).collect())
+}
+
 /// A run of the completer that finished a key when a request delivered before it still held its
-/// lease: it took the key from a request that was slow, not dead.
+/// lease, and was working on it (its call reached the provider, one of `callers`): it took the
+/// key from a request that was slow, not dead. A request told to come back held no lease.
 fn took_over_a_live_lease(
     run: Run<'_, Delivery>,
     steps: &[(&str, Step)],
     outcomes: &[(String, Outcome)],
+    callers: &[String],
 ) -> Option<ViolationKind> {
     let completed = |session: &str| {
         (outcomes.iter())
@@ -241,12 +312,14 @@ fn took_over_a_live_lease(
             continue;
         };
         match (steps.iter()).find(|(s, _)| *s == session.name) {
-            Some((_, Step::Request(request))) => leases.push(request.later),
+            Some((_, Step::Request(request))) if callers.contains(&session.name) => {
+                leases.push(request.later);
+            }
             Some((_, Step::Complete { later })) => {
                 let live = (leases.iter()).any(|from| from <= later && *later < *from + LEASE);
                 took |= live && completed(&session.name);
             }
-            None => {}
+            _ => {}
         }
     }
     let answer = (outcomes.iter()).find_map(|(_, o)| match o {
