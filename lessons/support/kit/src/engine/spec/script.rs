@@ -2,7 +2,7 @@
 //! a scenario would write with [`Script`]'s builder, so the trace is the same too.
 
 use super::{Action, Permutation, Spec, SpecError};
-use crate::engine::script::Script;
+use crate::engine::script::{NoDelivery, Script};
 use crate::engine::subject::Handler;
 use crate::error::KitError;
 use crate::servers::database::TestDatabase;
@@ -48,6 +48,33 @@ impl Spec {
                         });
                     }
                 };
+            }
+        }
+        Ok(script)
+    }
+}
+
+impl Spec {
+    /// The script of a spec of sessions only, played as PostgreSQL's isolation tester plays its
+    /// specs: every step is SQL, and may wait on a lock (the next step starts once it is seen
+    /// waiting) or fail (its error is its result, in [`crate::Ran::step`]), as
+    /// [`Script::step`] runs them. A delivery, a fault or a hook is refused with its line: there
+    /// is no handler to deliver to.
+    pub fn sessions_script(&self) -> Result<Script<(), NoDelivery>, SpecError> {
+        let mut script = Script::sessions();
+        for session in &self.sessions {
+            for step in &session.steps {
+                let Action::Sql(sql) = &step.action else {
+                    return Err(SpecError {
+                        line: step.line,
+                        message: format!(
+                            "step `{}` is not SQL: a spec of sessions only has no handler to \
+                             deliver to, and no delivery to end",
+                            step.name
+                        ),
+                    });
+                };
+                script = script.step(&session.name, &step.name, &one_line(sql));
             }
         }
         Ok(script)

@@ -335,3 +335,13 @@ fn a_delivery_the_lesson_refuses_and_a_missing_hook_are_refused_with_their_lines
         None
     );
 }
+
+#[test]
+fn a_spec_of_sessions_only_is_a_script_and_a_delivery_in_one_is_refused() {
+    let sessions = "session s1\nstep b1 { BEGIN }\nstep w1 { UPDATE t SET v = 1 }\n\n\
+                    session s2\nstep w2 { UPDATE t SET v = 2 }\n\npermutation b1 w1 w2\n";
+    assert!(Spec::parse(sessions).unwrap().sessions_script().is_ok());
+    let error = Spec::parse(RACE).unwrap().sessions_script().err().unwrap();
+    assert_eq!(error.line, 9, "{error}");
+    assert!(error.message.contains("`first` is not SQL"), "{error}");
+}
