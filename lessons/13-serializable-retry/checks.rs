@@ -98,20 +98,22 @@ mod tests {
         Ok(())
     }
 
-    /// The chapter's table: three anomalies at three levels, played now, with the traces of
-    /// the cells the chapter walks through. A PostgreSQL that answered otherwise would change
-    /// the table, and the snapshot would say so.
+    /// The chapter's table: Hermitage's ten anomalies at three levels, played now, with the
+    /// traces of the cells the chapter walks through. A PostgreSQL that answered otherwise would
+    /// change the table, and the snapshot would say so.
     #[tokio::test]
     async fn the_anomalies_at_each_level_as_the_chapter_shows_them() -> Result<(), Complaint> {
         let complain = |e: kit::KitError| Complaint(format!("an anomaly could not be played: {e}"));
         crate::snapshot!("anomalies_table", anomalies::table().await.map_err(complain)?);
-        for (anomaly, level, name) in [
-            (Anomaly::LostUpdate, "READ COMMITTED", "anomaly_lost_update_read_committed"),
-            (Anomaly::LostUpdate, "REPEATABLE READ", "anomaly_lost_update_repeatable_read"),
-            (Anomaly::ReadSkew, "READ COMMITTED", "anomaly_read_skew_read_committed"),
-            (Anomaly::WriteSkew, "REPEATABLE READ", "anomaly_write_skew_repeatable_read"),
-            (Anomaly::WriteSkew, "SERIALIZABLE", "anomaly_write_skew_serializable"),
+        for (code, level, name) in [
+            ("P4", "READ COMMITTED", "anomaly_lost_update_read_committed"),
+            ("P4", "REPEATABLE READ", "anomaly_lost_update_repeatable_read"),
+            ("G-single", "READ COMMITTED", "anomaly_read_skew_read_committed"),
+            ("G2-item", "REPEATABLE READ", "anomaly_write_skew_repeatable_read"),
+            ("G2-item", "SERIALIZABLE", "anomaly_write_skew_serializable"),
+            ("G2", "SERIALIZABLE", "anomaly_g2_serializable"),
         ] {
+            let anomaly = Anomaly::named(code).expect("one of Hermitage's ten");
             let played = anomalies::play(anomaly, level).await.map_err(complain)?;
             crate::snapshot!(name, played.trace.to_string());
         }

@@ -199,7 +199,7 @@ impl Explain<Delivery> for ViolationKind {
                  transactions each read the rows the other wrote, and each wrote a row the \
                  other did not read. That is write skew, and only SERIALIZABLE (or a lock on \
                  every row the rule reads) prevents it.\n{}",
-                see("Three anomalies, three levels")
+                see("Ten anomalies, three levels")
             ),
             ViolationKind::Misreported {
                 event,
