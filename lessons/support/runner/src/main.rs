@@ -12,6 +12,7 @@ mod status;
 mod supervise;
 mod sync_lists;
 mod tests_run;
+mod trace;
 mod watch;
 mod workspace;
 
@@ -126,6 +127,13 @@ enum Command {
         /// saga's for lessons 02 to 05).
         file: String,
     },
+    /// Run one test of an exercise and show every statement the server ran for each of its
+    /// sessions, in order: what each waited on, and what each returned.
+    Trace {
+        lesson: String,
+        /// The test's name, as `cargo workbook check` and `cargo test` print it.
+        test: String,
+    },
     /// Run a lesson's race and fault tests K times against the exercise and the solution.
     Repeat {
         lesson: String,
@@ -188,6 +196,7 @@ fn main() -> ExitCode {
             port,
         } => dev::serve(&root, &lesson, mine, fresh, port),
         Command::Break { lesson, file } => dev::breaking(&root, &lesson, &file),
+        Command::Trace { lesson, test } => crate::trace::trace(&root, &lesson, &test),
         Command::Repeat {
             lesson,
             runs,

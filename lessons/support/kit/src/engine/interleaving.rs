@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use sqlx::PgPool;
 use tokio::task::JoinHandle;
 
+use crate::engine::statements::{self, Answer, Statements};
 use crate::error::KitError;
 use crate::servers::database::TestDatabase;
 use crate::servers::relay::{Cut, Relay};
@@ -46,6 +47,9 @@ pub struct Interleaving {
     /// said that it did. A relay lives as long as the scenario: its worker's pool reaches the
     /// server through it until the end.
     cuts: Vec<(String, Relay, bool)>,
+    /// Every statement of the scenario, when it is being recorded ([`Interleaving::record`]),
+    /// and the relays that read the workers' statements off the wire.
+    statements: Option<(Arc<Statements>, Vec<Relay>)>,
 }
 
 /// A session the script drives statement by statement (it holds the locks).
@@ -100,7 +104,30 @@ impl Interleaving {
             names: Vec::new(),
             trace: Trace::default(),
             cuts: Vec::new(),
+            // Recorded when `cargo workbook trace` asks for the statements.
+            statements: std::env::var_os(statements::WRITE_TO)
+                .map(|_| (Statements::new(), Vec::new())),
         })
+    }
+
+    /// Records every statement of the scenario from now on ([`Statements`]): each scripted
+    /// session's, and each worker's, read off the wire by a relay in front of its pool.
+    pub fn record(&mut self) -> Arc<Statements> {
+        let statements = Statements::new();
+        self.statements = Some((Arc::clone(&statements), Vec::new()));
+        statements
+    }
+
+    /// The statements being recorded, if they are.
+    pub fn statements(&self) -> Option<&Arc<Statements>> {
+        self.statements.as_ref().map(|(statements, _)| statements)
+    }
+
+    /// Keeps `relay`, which records a worker's statements, as long as the scenario.
+    pub(crate) fn recording_through(&mut self, relay: Relay) {
+        if let Some((_, relays)) = &mut self.statements {
+            relays.push(relay);
+        }
     }
 
     /// Opens a scripted session named `name`.
@@ -122,6 +149,9 @@ impl Interleaving {
     /// ever, since the script moves on only once it returns: it is refused, naming the sessions
     /// it waits on.
     pub async fn step(&mut self, session: &Session, sql: &str) -> Result<(), KitError> {
+        if let Some(statements) = self.statements() {
+            statements.started(&session.name, sql, Vec::new());
+        }
         let run = session.client.batch_execute(sql);
         tokio::pin!(run);
         let started = Instant::now();
@@ -150,6 +180,9 @@ impl Interleaving {
             }
         };
         done.map_err(KitError::observer(format!("{}: {sql}", session.name)))?;
+        if let Some(statements) = self.statements() {
+            statements.answered(&session.name, Answer::Done(vec!["ok".into()]));
+        }
         self.trace.step(&session.name, sql);
         Ok(())
     }
@@ -616,6 +649,9 @@ impl Interleaving {
             }
             let on = self.blocking(name, backends).await?;
             if !on.is_empty() {
+                if let Some(statements) = self.statements() {
+                    statements.waiting(name, &on);
+                }
                 return Ok(StepState::Waiting { on });
             }
             if started.elapsed() > STEP_DEADLINE {
@@ -712,6 +748,15 @@ impl<T> Worker<T> {
         match &self.state {
             StepState::Waiting { on } => on,
             StepState::Finished(_) => &[],
+        }
+    }
+}
+
+impl Drop for Interleaving {
+    /// The statements of a scenario `cargo workbook trace` recorded are written out as it ends.
+    fn drop(&mut self) {
+        if let Some((recorded, _)) = &self.statements {
+            statements::write_out(recorded);
         }
     }
 }

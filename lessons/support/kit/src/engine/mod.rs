@@ -10,4 +10,5 @@ pub(crate) mod never_ran;
 pub(crate) mod play;
 pub(crate) mod script;
 pub mod spec;
+pub mod statements;
 pub(crate) mod subject;

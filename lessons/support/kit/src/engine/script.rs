@@ -390,12 +390,22 @@ impl Interleaving {
                         Some(at) => {
                             let (step, _, cut) = armed.remove(at);
                             let point = commit_points::aimed();
-                            let (pool, relay) = db.pool_cut((cut, point), 1, &worker).await?;
+                            let recording = self.statements().cloned();
+                            let (pool, relay) =
+                                db.pool_cut((cut, point), 1, &worker, recording).await?;
                             self.cut_through(&worker, relay);
                             cut_steps.push((step, worker.clone()));
                             pool
                         }
-                        None => db.pool_named(1, &worker).await?,
+                        None => match self.statements().cloned() {
+                            Some(statements) => {
+                                let (pool, relay) =
+                                    db.pool_recorded(1, &worker, &statements).await?;
+                                self.recording_through(relay);
+                                pool
+                            }
+                            None => db.pool_named(1, &worker).await?,
+                        },
                     };
                     let started = self.start(&worker, &pool, shown_as, run).await?;
                     pools.push((worker.clone(), pool));

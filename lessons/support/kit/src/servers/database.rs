@@ -5,13 +5,14 @@
 //! whole database is what lets tests run in parallel without seeing each other's rows.
 
 use std::str::FromStr;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
 
 use sqlx::migrate::{MigrateError, Migrator};
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{AssertSqlSafe, Connection, PgConnection};
 
+use crate::engine::statements::Statements;
 use crate::error::KitError;
 use crate::servers::backend::{Backend, Server, redact_password, url_of};
 use crate::servers::deadline::Deadline;
@@ -99,13 +100,37 @@ impl TestDatabase {
         (cut, point): (Cut, Option<usize>),
         connections: u32,
         application_name: &str,
+        recording: Option<Arc<Statements>>,
     ) -> Result<(PgPool, Relay), KitError> {
         let options = self.sqlx_options()?.application_name(application_name);
-        let relay =
-            (Relay::start(&options, cut, point).await).map_err(|source| KitError::Relay {
+        let recording = recording.map(|statements| (statements, application_name.to_string()));
+        let relay = (Relay::start_with(&options, Some((cut, point)), recording).await).map_err(
+            |source| KitError::Relay {
                 worker: application_name.to_string(),
                 source,
-            })?;
+            },
+        )?;
+        let pool = self.pool_with(connections, relay.options(options)).await?;
+        Ok((pool, relay))
+    }
+
+    /// A pool named as [`TestDatabase::pool_named`] names it, reaching the server through a
+    /// relay that records every statement of its connections into `statements`, as
+    /// `application_name`'s ([`Statements`]); the relay lives as long as the pool is used.
+    pub async fn pool_recorded(
+        &self,
+        connections: u32,
+        application_name: &str,
+        statements: &Arc<Statements>,
+    ) -> Result<(PgPool, Relay), KitError> {
+        let options = self.sqlx_options()?.application_name(application_name);
+        let recording = Some((Arc::clone(statements), application_name.to_string()));
+        let relay = (Relay::start_with(&options, None, recording).await).map_err(|source| {
+            KitError::Relay {
+                worker: application_name.to_string(),
+                source,
+            }
+        })?;
         let pool = self.pool_with(connections, relay.options(options)).await?;
         Ok((pool, relay))
     }

@@ -17,3 +17,4 @@ pub(crate) mod local_cluster;
 pub(crate) mod relay;
 pub(crate) mod schema;
 pub(crate) mod server;
+pub(crate) mod wire;

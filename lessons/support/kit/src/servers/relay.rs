@@ -25,6 +25,12 @@ use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgSslMode};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+
+use super::wire::read_message;
+use crate::engine::statements::{Connection, Statements};
+
+/// What a recording relay reads of one connection, shared by its two directions.
+type Reading = std::sync::Mutex<Connection>;
 use tokio::net::{TcpStream, UnixListener, UnixStream};
 use tokio::task::JoinHandle;
 
@@ -94,6 +100,18 @@ impl Relay {
         cut: Cut,
         point: Option<usize>,
     ) -> io::Result<Relay> {
+        Relay::start_with(options, Some((cut, point)), None).await
+    }
+
+    /// A relay that cuts as [`Relay::start`] says, if `cut` says so, and records every
+    /// statement of every connection into `recording`'s statements, as its session's.
+    pub async fn start_with(
+        options: &PgConnectOptions,
+        cut: Option<(Cut, Option<usize>)>,
+        recording: Option<(Arc<Statements>, String)>,
+    ) -> io::Result<Relay> {
+        let armed = cut.is_some();
+        let (cut, point) = cut.unwrap_or((Cut::BeforeCommit, None));
         let upstream = upstream_of(options);
         let dir = tempfile::Builder::new().prefix("wb-relay").tempdir()?;
         let listener = UnixListener::bind(socket_in(dir.path(), options.get_port()))?;
@@ -115,11 +133,14 @@ impl Relay {
             let mut first = true;
             while let Ok((worker, _)) = listener.accept().await {
                 let (arming, upstream) = (Arc::clone(&arming), Arc::clone(&upstream));
-                let may_cut = std::mem::take(&mut first);
+                let may_cut = std::mem::take(&mut first) && armed;
+                let reading = (recording.as_ref())
+                    .map(|(statements, session)| Connection::new(Arc::clone(statements), session));
                 // A connection that fails is the worker's error to see: it finds its socket
                 // closed.
                 tokio::spawn(async move {
-                    let _ = relay_one(worker, &upstream, &arming, may_cut).await;
+                    let reading = reading.map(std::sync::Mutex::new);
+                    let _ = relay_one(worker, &upstream, &arming, may_cut, reading.as_ref()).await;
                 });
             }
         });
@@ -215,6 +236,7 @@ async fn relay_one(
     upstream: &Upstream,
     arming: &Arming,
     may_cut: bool,
+    reading: Option<&Reading>,
 ) -> io::Result<()> {
     let server = connect(upstream).await?;
     let (mut from_worker, mut to_worker) = worker.into_split();
@@ -222,8 +244,8 @@ async fn relay_one(
     // Whichever direction stops first ends the connection, so dropping the other one half-way
     // through a message loses nothing anybody reads.
     let stopped = tokio::select! {
-        stopped = worker_to_server(&mut from_worker, &mut to_server, arming, may_cut) => stopped?,
-        stopped = server_to_worker(&mut from_server, &mut to_worker, arming, may_cut) => stopped?,
+        stopped = worker_to_server(&mut from_worker, &mut to_server, (arming, may_cut), reading) => stopped?,
+        stopped = server_to_worker(&mut from_server, &mut to_worker, (arming, may_cut), reading) => stopped?,
     };
     if let Stopped::Cut = stopped {
         // The server's side first, and wait for the server to close it: its backend has then
@@ -240,12 +262,19 @@ async fn relay_one(
 async fn worker_to_server(
     from: &mut (impl AsyncRead + Unpin),
     to: &mut (impl AsyncWrite + Unpin),
-    arming: &Arming,
-    may_cut: bool,
+    (arming, may_cut): (&Arming, bool),
+    reading: Option<&Reading>,
 ) -> io::Result<Stopped> {
     // The first message (the startup packet) has no type byte; every later one has.
     let mut typed = false;
     while let Some(message) = read_message(from, typed).await? {
+        // Read before the cut: a COMMIT the cut loses is in the trace, with no answer.
+        if typed && let Some(reading) = reading {
+            reading
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .sent(&message);
+        }
         typed = true;
         if may_cut && arming.cut == Cut::BeforeCommit && message.is_commit() && arming.fire() {
             return Ok(Stopped::Cut);
@@ -263,8 +292,8 @@ async fn worker_to_server(
 async fn server_to_worker(
     from: &mut (impl AsyncRead + Unpin),
     to: &mut (impl AsyncWrite + Unpin),
-    arming: &Arming,
-    may_cut: bool,
+    (arming, may_cut): (&Arming, bool),
+    reading: Option<&Reading>,
 ) -> io::Result<Stopped> {
     let mut held: Vec<u8> = Vec::new();
     // Whether a statement that may have written completed since the server was last idle.
@@ -272,6 +301,12 @@ async fn server_to_worker(
     // The last statement that may have written, as the server tagged it.
     let mut last_write = String::new();
     while let Some(message) = read_message(from, true).await? {
+        if let Some(reading) = reading {
+            reading
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .received(&message);
+        }
         if message.completes_a_write() {
             wrote = true;
             last_write = message.first_string().to_string();
@@ -317,109 +352,4 @@ async fn server_to_worker(
         to.write_all(&message.raw).await?;
     }
     Ok(Stopped::Closed)
-}
-
-/// One message of the protocol, as it came: its type byte (none for the startup packet), its
-/// length and its body.
-struct Message {
-    raw: Vec<u8>,
-    typed: bool,
-}
-
-impl Message {
-    fn kind(&self) -> Option<u8> {
-        self.typed.then(|| self.raw[0])
-    }
-
-    fn body(&self) -> &[u8] {
-        &self.raw[if self.typed { 5 } else { 4 }..]
-    }
-
-    /// The first string of the body: a query's text, a command tag.
-    fn first_string(&self) -> &str {
-        let body = self.body();
-        let end = body.iter().position(|&b| b == 0).unwrap_or(body.len());
-        std::str::from_utf8(&body[..end]).unwrap_or("")
-    }
-
-    /// A query ('Q') or a statement to parse ('P': its name, then its text) that commits: the
-    /// worker ends its transaction.
-    fn is_commit(&self) -> bool {
-        let text = match self.kind() {
-            Some(b'Q') => self.first_string(),
-            Some(b'P') => {
-                let body = self.body();
-                let name_end = body.iter().position(|&b| b == 0).unwrap_or(body.len());
-                let rest = body.get(name_end + 1..).unwrap_or(&[]);
-                let end = rest.iter().position(|&b| b == 0).unwrap_or(rest.len());
-                std::str::from_utf8(&rest[..end]).unwrap_or("")
-            }
-            _ => return false,
-        };
-        let statement = text.trim().trim_end_matches(';').trim();
-        [
-            "COMMIT",
-            "END",
-            "COMMIT TRANSACTION",
-            "COMMIT WORK",
-            "END TRANSACTION",
-        ]
-        .iter()
-        .any(|commit| statement.eq_ignore_ascii_case(commit))
-    }
-
-    /// The server's "command complete" ('C') of a COMMIT that committed (one that ends a failed
-    /// transaction answers ROLLBACK).
-    fn completes_a_commit(&self) -> bool {
-        self.kind() == Some(b'C') && self.first_string() == "COMMIT"
-    }
-
-    /// The server's "command complete" ('C') for a statement that commits or may have written:
-    /// its tag is the statement's command.
-    fn completes_a_write(&self) -> bool {
-        if self.kind() != Some(b'C') {
-            return false;
-        }
-        let command = self.first_string().split(' ').next().unwrap_or("");
-        ["COMMIT", "INSERT", "UPDATE", "DELETE", "MERGE", "COPY"].contains(&command)
-    }
-
-    /// For "ready for query" ('Z'), the transaction status it reports: idle ('I'), in a
-    /// transaction ('T'), or in a failed one ('E').
-    fn ready_for_query(&self) -> Option<u8> {
-        (self.kind() == Some(b'Z')).then(|| self.body().first().copied().unwrap_or(0))
-    }
-}
-
-/// Reads one whole message, or `None` where the stream ends between messages.
-async fn read_message(
-    from: &mut (impl AsyncRead + Unpin),
-    typed: bool,
-) -> io::Result<Option<Message>> {
-    let mut raw = Vec::with_capacity(64);
-    if typed {
-        let mut kind = [0u8; 1];
-        if from.read(&mut kind).await? == 0 {
-            return Ok(None);
-        }
-        raw.push(kind[0]);
-    }
-    let mut length = [0u8; 4];
-    match from.read_exact(&mut length).await {
-        Ok(_) => {}
-        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof && !typed => return Ok(None),
-        Err(e) => return Err(e),
-    }
-    raw.extend_from_slice(&length);
-    let length = u32::from_be_bytes(length) as usize;
-    if length < 4 {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            "a message shorter than its length",
-        ));
-    }
-    let start = raw.len();
-    raw.resize(start + length - 4, 0);
-    from.read_exact(&mut raw[start..]).await?;
-    Ok(Some(Message { raw, typed }))
 }

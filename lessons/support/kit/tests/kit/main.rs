@@ -11,6 +11,7 @@ mod database;
 mod deadline;
 mod dev_database;
 mod session_step;
+mod statements;
 mod tests_list;
 
 /// A database with account 1 at zero and an empty `claims` table, and a session of the test's

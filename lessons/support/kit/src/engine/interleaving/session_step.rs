@@ -7,6 +7,7 @@
 //! runs in a task on the session's client, watched by the same machinery as a delivery.
 
 use super::{Backends, Interleaving, Session, StepState, Worker};
+use crate::engine::statements::Answer;
 use crate::error::KitError;
 use crate::words::sqlstate::DbError;
 
@@ -31,6 +32,9 @@ impl Interleaving {
             pid,
             application_name: None,
         };
+        if let Some(statements) = self.statements() {
+            statements.started(&session.name, sql, Vec::new());
+        }
         let client = session.client.clone();
         let (owned, name) = (sql.to_string(), session.name.clone());
         let mut task = tokio::spawn(async move {
@@ -54,6 +58,7 @@ impl Interleaving {
                 format!("{sql} <waiting on {}>", on.join(", ")),
             ),
             StepState::Finished(Ok(result)) => {
+                self.step_answered(&session.name, result);
                 let shown = shown(result);
                 let sep = if shown.is_empty() { "" } else { " " };
                 self.trace.step(&session.name, format!("{sql}{sep}{shown}"));
@@ -125,6 +130,7 @@ impl Interleaving {
 
     /// A step that waited has finished: the trace says how, on a line of its own.
     fn trace_done(&mut self, session: &str, result: &StepResult) {
+        self.step_answered(session, result);
         let shown = shown(result);
         let sep = if shown.is_empty() { "" } else { " " };
         self.trace.step(session, format!("<done>{sep}{shown}"));
@@ -163,4 +169,21 @@ fn rows_of(messages: Vec<tokio_postgres::SimpleQueryMessage>) -> Rows {
             _ => None,
         })
         .collect()
+}
+
+impl Interleaving {
+    /// A session step's answer, in the statements being recorded: its rows, or its error.
+    fn step_answered(&self, session: &str, result: &StepResult) {
+        let Some(statements) = self.statements() else {
+            return;
+        };
+        let answer = match result {
+            Ok(_) => Answer::Done(vec![match shown(result).strip_prefix("→ ") {
+                Some(rows) => rows.to_string(),
+                None => "ok".into(),
+            }]),
+            Err(error) => Answer::Failed(error.code.clone()),
+        };
+        statements.answered(session, answer);
+    }
 }

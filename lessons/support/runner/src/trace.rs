@@ -1,0 +1,141 @@
+//! `cargo workbook trace NN TEST`: one test of the student's exercise, run with the kit
+//! recording every statement its scripted scenario's sessions sent (`WORKBOOK_STATEMENTS`), and
+//! those statements shown in order: what the student's own handler did in the race, statement
+//! by statement, which waited on whom, and what each returned.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use console::style;
+
+use crate::catalog::{self, Lesson};
+use crate::tests_run::{self, Verdict};
+
+pub fn trace(root: &Path, name: &str, test: &str) -> Result<ExitCode, String> {
+    let lesson = catalog::find(name)?;
+    let folder = root.join("target/workbook/statements").join(lesson.folder);
+    // Only this run's files: an old one would pass for this test's.
+    if folder.exists() {
+        std::fs::remove_dir_all(&folder)
+            .map_err(|e| format!("could not empty {}: {e}", folder.display()))?;
+    }
+    let package = lesson.exercise_package();
+    eprintln!("running cargo test -p {package} --test lesson -- --exact {test} …");
+    let verdict = tests_run::test_package(
+        root,
+        &package,
+        &["--test", "lesson", "--", "--exact", test],
+        &[("WORKBOOK_STATEMENTS", &folder.to_string_lossy())],
+    )?;
+    let recorded = recorded_in(&folder);
+    if recorded.is_empty() {
+        return Err(nothing_recorded(root, lesson, test, &verdict));
+    }
+    match &verdict {
+        Verdict::Solved => println!(
+            "{} {test} passes against your exercise.",
+            style("✓").green()
+        ),
+        Verdict::Failing(failures) => {
+            println!("{} {test} fails against your exercise:", style("✗").red());
+            for failure in failures {
+                println!("{}", failure.message.trim_end());
+            }
+        }
+        Verdict::DoesNotCompile(errors) => return Err(format!("it does not compile:\n{errors}")),
+    }
+    for (n, text) in recorded.iter().enumerate() {
+        let heading = match recorded.len() {
+            1 => "Every statement, in the order the sessions sent them:".to_string(),
+            _ => format!(
+                "Scenario {} of {}, every statement in order:",
+                n + 1,
+                recorded.len()
+            ),
+        };
+        println!("\n{}\n{}", style(heading).bold(), text.1);
+        println!("(as JSON: {})", text.0.display());
+    }
+    Ok(match verdict {
+        Verdict::Solved => ExitCode::SUCCESS,
+        _ => ExitCode::FAILURE,
+    })
+}
+
+/// Each scenario the run recorded: its JSON file and its text, in the order played.
+fn recorded_in(folder: &Path) -> Vec<(PathBuf, String)> {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    let mut texts: Vec<PathBuf> = (entries.flatten().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    // `TEST.txt`, then `TEST-2.txt`, `TEST-3.txt`…: by length first, so `-10` follows `-9`.
+    texts.sort_by_key(|path| (path.as_os_str().len(), path.clone()));
+    (texts.into_iter())
+        .filter_map(|text| {
+            let shown = std::fs::read_to_string(&text).ok()?;
+            Some((text.with_extension("json"), shown))
+        })
+        .collect()
+}
+
+/// Why a run recorded nothing: the test does not exist, it plays no scripted scenario, or the
+/// exercise does not build.
+fn nothing_recorded(root: &Path, lesson: &Lesson, test: &str, verdict: &Verdict) -> String {
+    if let Verdict::DoesNotCompile(errors) = verdict {
+        return format!("the exercise does not compile, so no test ran:\n{errors}");
+    }
+    let listed = tests_run::cargo(root)
+        .args([
+            "test",
+            "-q",
+            "-p",
+            &lesson.exercise_package(),
+            "--test",
+            "lesson",
+        ])
+        .args(["--", "--list", "--format", "terse"])
+        .output();
+    let mut tests: Vec<String> = Vec::new();
+    if let Ok(output) = &listed {
+        for line in String::from_utf8_lossy(&output.stdout).lines() {
+            match line.strip_suffix(": test") {
+                Some(name) if !tests.iter().any(|t| t == name) => tests.push(name.to_string()),
+                _ => {}
+            }
+        }
+    }
+    if tests.iter().any(|t| t == test) {
+        format!(
+            "{test} plays no scripted scenario, so there are no statements to show: it \
+             delivers one event at a time, or releases many at once (a barrier). Its verdict is \
+             in `cargo workbook check {}`.",
+            lesson.number
+        )
+    } else {
+        format!(
+            "lesson {} has no test named {test}; its tests are:\n  {}",
+            lesson.number,
+            tests.join("\n  ")
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_tests_scenarios_are_read_in_the_order_played() {
+        let folder = tempfile::tempdir().unwrap();
+        for (n, stem) in ["t", "t-2", "t-10", "t-9"].iter().enumerate() {
+            std::fs::write(folder.path().join(format!("{stem}.txt")), n.to_string()).unwrap();
+        }
+        let read: Vec<String> = (super::recorded_in(folder.path()).into_iter())
+            .map(|(json, text)| format!("{}={text}", json.file_name().unwrap().to_string_lossy()))
+            .collect();
+        assert_eq!(
+            read,
+            ["t.json=0", "t-2.json=1", "t-9.json=3", "t-10.json=2"]
+        );
+    }
+}
