@@ -38,7 +38,7 @@ pub use engine::never_ran::steps_that_never_ran;
 pub use engine::play::{play, prepare};
 pub use engine::script::{NoDelivery, Outcomes, Ran, Script};
 pub use engine::spec;
-pub use engine::statements::{Answer, Statement, Statements, Transaction};
+pub use engine::statements::{Answer, Statement, Statements, Transaction, recorded};
 pub use engine::subject::{Handler, Subject};
 pub use error::KitError;
 pub use servers::backend::{Backend, Server};

@@ -99,14 +99,14 @@ enum StepState<T> {
 
 impl Interleaving {
     pub async fn new(db: &TestDatabase) -> Result<Interleaving, KitError> {
+        // Recorded when the checks or `cargo workbook trace` ask for the statements.
+        let recorded = statements::wanted().then(Statements::new);
         Ok(Interleaving {
             observer: db.session().await?,
             names: Vec::new(),
-            trace: Trace::default(),
+            trace: (recorded.clone()).map_or_else(Trace::default, Trace::recording),
             cuts: Vec::new(),
-            // Recorded when `cargo workbook trace` asks for the statements.
-            statements: std::env::var_os(statements::WRITE_TO)
-                .map(|_| (Statements::new(), Vec::new())),
+            statements: recorded.map(|statements| (statements, Vec::new())),
         })
     }
 
@@ -115,12 +115,28 @@ impl Interleaving {
     pub fn record(&mut self) -> Arc<Statements> {
         let statements = Statements::new();
         self.statements = Some((Arc::clone(&statements), Vec::new()));
+        self.trace.carry(Arc::clone(&statements));
         statements
     }
 
     /// The statements being recorded, if they are.
     pub fn statements(&self) -> Option<&Arc<Statements>> {
         self.statements.as_ref().map(|(statements, _)| statements)
+    }
+
+    /// Once every delivery has returned: closes the workers' `pools`, and waits until every
+    /// relay has read their last words (a ROLLBACK the pool sends for a transaction its handler
+    /// dropped, and its answer), so that the recorded statements end where the scenario did,
+    /// the same every run. A pool that cannot close in a few seconds is left to its drop.
+    pub(crate) async fn quiesce(&self, pools: impl Iterator<Item = &PgPool>) {
+        for pool in pools {
+            let _ = tokio::time::timeout(QUIESCE_WITHIN, pool.close()).await;
+        }
+        let relays = (self.cuts.iter().map(|(_, relay, _)| relay))
+            .chain(self.statements.iter().flat_map(|(_, relays)| relays));
+        for relay in relays {
+            relay.quiet(QUIESCE_WITHIN).await;
+        }
     }
 
     /// Keeps `relay`, which records a worker's statements, as long as the scenario.
@@ -751,6 +767,10 @@ impl<T> Worker<T> {
         }
     }
 }
+
+/// How long closing a worker's pool, and its relay's last messages, may take: a few
+/// round trips on this machine.
+const QUIESCE_WITHIN: Duration = Duration::from_secs(5);
 
 impl Drop for Interleaving {
     /// The statements of a scenario `cargo workbook trace` recorded are written out as it ends.

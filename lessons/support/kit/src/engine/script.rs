@@ -336,6 +336,9 @@ impl Interleaving {
         // Workers that returned as soon as they started.
         let mut finished: Vec<String> = Vec::new();
         for name in permutation.split_whitespace() {
+            if let Some(statements) = self.statements() {
+                statements.next_step();
+            }
             let action = steps.remove(name).unwrap_or_else(|| {
                 panic!("the permutation {permutation:?} names {name:?}, which is no step or is named twice")
             });
@@ -552,6 +555,9 @@ impl Interleaving {
             }
         }
         ran.cut = cut;
+        if self.statements().is_some() {
+            self.quiesce(pools.iter().map(|(_, pool)| pool)).await;
+        }
         // In the order the workers started, whenever each returned: scenarios read them so.
         ran.outcomes
             .sort_by_key(|(name, _)| pools.iter().position(|(started, _)| started == name));

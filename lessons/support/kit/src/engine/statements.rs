@@ -8,13 +8,14 @@
 //! the interleaving, which already watches for waits through `pg_blocking_pids`, says which
 //! statement waited on whom ([`Statements::waiting`]).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde::Serialize;
 
-use crate::servers::wire::{Message, shown_parameter};
+mod connection;
+pub(crate) use connection::Connection;
 
 /// The statement the kit itself sends on a worker's connection to learn its backend's pid
 /// before the handler runs: not the handler's, so not traced.
@@ -24,6 +25,9 @@ pub(crate) const THE_KITS_OWN: &str = "SELECT pg_backend_pid()";
 #[derive(Debug, Default)]
 pub struct Statements {
     sent: Mutex<Vec<Statement>>,
+    /// How many steps of its permutation the script had started when the latest statement was
+    /// sent: the script's own clock, which reads the same every run.
+    segment: std::sync::atomic::AtomicUsize,
 }
 
 /// One statement the server ran for one session.
@@ -41,6 +45,9 @@ pub struct Statement {
     pub answer: Option<Answer>,
     /// The session's transaction once the server answered: idle, open, or failed.
     pub then: Option<Transaction>,
+    /// The permutation's steps started before it was sent ([`Statements::segment`]).
+    #[serde(skip)]
+    pub segment: usize,
 }
 
 /// What the server answered a statement.
@@ -72,9 +79,19 @@ impl Statements {
         self.sent.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Every statement so far, in the order sent.
+    /// The script starts a step of its permutation: statements sent from now on come after it.
+    pub(crate) fn next_step(&self) {
+        self.segment
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Every statement so far, in an order that reads the same every run: by the script's step
+    /// they followed, and within one, by session (sessions that run at once, between two steps
+    /// of the script, have no order of their own), each session's in the order it sent them.
     pub fn all(&self) -> Vec<Statement> {
-        self.sent().clone()
+        let mut all = self.sent().clone();
+        all.sort_by(|a, b| (a.segment, &a.session).cmp(&(b.segment, &b.session)));
+        all
     }
 
     /// Every statement so far, as JSON: `{"statements": [{"session": …, "sql": …,
@@ -91,9 +108,13 @@ impl Statements {
         if sql == THE_KITS_OWN {
             return usize::MAX;
         }
+        let segment = self.segment.load(std::sync::atomic::Ordering::SeqCst);
         sent.push(Statement {
+            segment,
             session: session.to_string(),
-            sql: sql.to_string(),
+            // On one line, as the coarse trace shows a statement: a query written over several
+            // lines in the handler's source reads the same.
+            sql: sql.split_whitespace().collect::<Vec<_>>().join(" "),
             parameters,
             waited_on: Vec::new(),
             answer: None,
@@ -156,9 +177,8 @@ impl Statements {
 /// 23505`, and where a transaction opened, ended or failed.
 impl fmt::Display for Statements {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut open: HashMap<&str, Transaction> = HashMap::new();
-        let sent = self.sent();
-        for (n, s) in sent.iter().enumerate() {
+        let mut open: HashMap<String, Transaction> = HashMap::new();
+        for (n, s) in self.all().iter().enumerate() {
             write!(f, "{:>3} {}: {}", n + 1, s.session, s.sql)?;
             if !s.parameters.is_empty() {
                 let shown: Vec<String> = (s.parameters.iter().enumerate())
@@ -184,7 +204,7 @@ impl fmt::Display for Statements {
                     Transaction::Idle => " (transaction over)",
                     Transaction::Failed => " (transaction failed)",
                 })?;
-                open.insert(&s.session, then);
+                open.insert(s.session.clone(), then);
             }
             writeln!(f)?;
         }
@@ -192,116 +212,22 @@ impl fmt::Display for Statements {
     }
 }
 
-/// One connection of a session, as its relay reads it: what it prepared and bound, and which
-/// of its statements the server has yet to answer, in order.
-pub(crate) struct Connection {
-    statements: Arc<Statements>,
-    session: String,
-    /// Prepared statements by name: their text and declared parameter types.
-    prepared: HashMap<String, (String, Vec<u32>)>,
-    /// Bound portals by name: their text and shown parameters.
-    portals: HashMap<String, (String, Vec<String>)>,
-    /// Sent and not yet answered: each one's place in the trace, and whether it was a simple
-    /// query (answered with a tag per statement, and done only when the server is ready).
-    unanswered: VecDeque<(usize, bool)>,
-    /// The latest statement answered: the one a "ready for query" reports on.
-    last: Option<usize>,
+tokio::task_local! {
+    /// Set while [`recorded`] runs a scenario.
+    static RECORDED: ();
 }
 
-impl Connection {
-    pub(crate) fn new(statements: Arc<Statements>, session: &str) -> Connection {
-        Connection {
-            statements,
-            session: session.to_string(),
-            prepared: HashMap::new(),
-            portals: HashMap::new(),
-            unanswered: VecDeque::new(),
-            last: None,
-        }
-    }
+/// Runs `scenario` with every scripted interleaving in it recording its statements, which its
+/// trace then carries ([`crate::Trace::statements`]): how the maintainers' checks record the
+/// statements of the traces the book shows.
+pub async fn recorded<F: std::future::Future>(scenario: F) -> F::Output {
+    RECORDED.scope((), scenario).await
+}
 
-    /// A message the session sent the server.
-    pub(crate) fn sent(&mut self, message: &Message) {
-        match message.kind() {
-            Some(b'Q') => {
-                let at = self
-                    .statements
-                    .started(&self.session, message.first_string(), Vec::new());
-                self.unanswered.push_back((at, true));
-            }
-            Some(b'P') => {
-                if let Some(parse) = message.parse() {
-                    self.prepared.insert(parse.name, (parse.sql, parse.types));
-                }
-            }
-            Some(b'B') => {
-                let Some(bind) = message.bind() else { return };
-                let Some((sql, types)) = self.prepared.get(&bind.statement) else {
-                    return;
-                };
-                let shown = (bind.values.iter().enumerate())
-                    .map(|(i, (binary, value))| {
-                        let oid = types.get(i).copied().unwrap_or(0);
-                        shown_parameter(oid, *binary, value.as_deref())
-                    })
-                    .collect();
-                self.portals.insert(bind.portal, (sql.clone(), shown));
-            }
-            Some(b'E') => {
-                let Some((sql, shown)) = message.execute().and_then(|p| self.portals.get(p)) else {
-                    return;
-                };
-                let at = self.statements.started(&self.session, sql, shown.clone());
-                self.unanswered.push_back((at, false));
-            }
-            _ => {}
-        }
-    }
-
-    /// A message the server sent the session.
-    pub(crate) fn received(&mut self, message: &Message) {
-        match message.kind() {
-            Some(b'C') => {
-                let Some(&(at, simple)) = self.unanswered.front() else {
-                    return;
-                };
-                self.statements.completed(at, message.first_string());
-                if !simple {
-                    self.unanswered.pop_front();
-                    self.last = Some(at);
-                }
-            }
-            Some(b'E') => {
-                let Some(&(at, simple)) = self.unanswered.front() else {
-                    return;
-                };
-                self.statements
-                    .failed(at, &message.sqlstate().unwrap_or_default());
-                if !simple {
-                    self.unanswered.pop_front();
-                    self.last = Some(at);
-                }
-            }
-            Some(b'Z') => {
-                let then = match message.ready_for_query() {
-                    Some(b'T') => Transaction::Open,
-                    Some(b'E') => Transaction::Failed,
-                    _ => Transaction::Idle,
-                };
-                // A simple query is done now; an extended one after an error was skipped by the
-                // server up to the sync: neither ran, nor will.
-                if let Some((at, true)) = self.unanswered.front().copied() {
-                    self.unanswered.pop_front();
-                    self.last = Some(at);
-                }
-                self.unanswered.clear();
-                if let Some(at) = self.last {
-                    self.statements.ready(at, then);
-                }
-            }
-            _ => {}
-        }
-    }
+/// Whether a scripted interleaving starting now records its statements: inside [`recorded`],
+/// or when `WORKBOOK_STATEMENTS` asks for them.
+pub(crate) fn wanted() -> bool {
+    RECORDED.try_with(|()| ()).is_ok() || std::env::var_os(WRITE_TO).is_some()
 }
 
 /// Where `WORKBOOK_STATEMENTS` asks every scripted scenario of this process to write its

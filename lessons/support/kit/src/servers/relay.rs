@@ -57,6 +57,8 @@ const SERVER_GONE_WITHIN: Duration = Duration::from_secs(20);
 pub struct Relay {
     /// The directory of the socket, removed with the relay.
     dir: tempfile::TempDir,
+    /// How many connections it is relaying now.
+    live: Arc<AtomicUsize>,
     cut: Arc<Arming>,
     listener: JoinHandle<()>,
 }
@@ -125,6 +127,8 @@ impl Relay {
         });
         let arming = Arc::clone(&cut);
         let upstream = Arc::new(upstream);
+        let live = Arc::new(AtomicUsize::new(0));
+        let relaying = Arc::clone(&live);
         let listener = tokio::spawn(async move {
             // Only the first connection is the worker's pool's own (the kit opens it before the
             // handler runs). Later ones are that pool reconnecting after the cut, or another
@@ -133,6 +137,8 @@ impl Relay {
             let mut first = true;
             while let Ok((worker, _)) = listener.accept().await {
                 let (arming, upstream) = (Arc::clone(&arming), Arc::clone(&upstream));
+                let live = Arc::clone(&relaying);
+                live.fetch_add(1, Ordering::SeqCst);
                 let may_cut = std::mem::take(&mut first) && armed;
                 let reading = (recording.as_ref())
                     .map(|(statements, session)| Connection::new(Arc::clone(statements), session));
@@ -141,16 +147,30 @@ impl Relay {
                 tokio::spawn(async move {
                     let reading = reading.map(std::sync::Mutex::new);
                     let _ = relay_one(worker, &upstream, &arming, may_cut, reading.as_ref()).await;
+                    live.fetch_sub(1, Ordering::SeqCst);
                 });
             }
         });
-        Ok(Relay { dir, cut, listener })
+        Ok(Relay {
+            dir,
+            live,
+            cut,
+            listener,
+        })
     }
 
     /// `options`, reaching the server through this relay instead. The relay reads the protocol,
     /// so the worker's side speaks it without TLS (the relay is on this machine's loopback).
     pub fn options(&self, options: PgConnectOptions) -> PgConnectOptions {
         options.socket(self.dir.path()).ssl_mode(PgSslMode::Disable)
+    }
+
+    /// Waits until it relays no connection (its pool closed them), for at most `within`.
+    pub async fn quiet(&self, within: Duration) {
+        let started = std::time::Instant::now();
+        while self.live.load(Ordering::SeqCst) > 0 && started.elapsed() < within {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
     }
 
     /// Whether the cut has happened: a handler that never commits is never cut.
@@ -241,6 +261,25 @@ async fn relay_one(
     let server = connect(upstream).await?;
     let (mut from_worker, mut to_worker) = worker.into_split();
     let (mut from_server, mut to_server) = tokio::io::split(server);
+    if reading.is_some() && !may_cut {
+        // Recording, with nothing to cut: each direction runs to its end and then closes the
+        // other side's, so that a side that closes first (a pool that sends ROLLBACK, then
+        // Terminate, and hangs up) loses none of what the other still has to say.
+        let worker_side = async {
+            let stopped =
+                worker_to_server(&mut from_worker, &mut to_server, (arming, false), reading).await;
+            let _ = to_server.shutdown().await;
+            stopped
+        };
+        let server_side = async {
+            let stopped =
+                server_to_worker(&mut from_server, &mut to_worker, (arming, false), reading).await;
+            let _ = to_worker.shutdown().await;
+            stopped
+        };
+        let (_, _) = tokio::join!(worker_side, server_side);
+        return Ok(());
+    }
     // Whichever direction stops first ends the connection, so dropping the other one half-way
     // through a message loses nothing anybody reads.
     let stopped = tokio::select! {
@@ -296,6 +335,8 @@ async fn server_to_worker(
     reading: Option<&Reading>,
 ) -> io::Result<Stopped> {
     let mut held: Vec<u8> = Vec::new();
+    // The worker hung up while a recording relay still reads the server.
+    let mut worker_gone = false;
     // Whether a statement that may have written completed since the server was last idle.
     let mut wrote = false;
     // The last statement that may have written, as the server tagged it.
@@ -349,7 +390,14 @@ async fn server_to_worker(
             }
             continue;
         }
-        to.write_all(&message.raw).await?;
+        if !worker_gone && let Err(error) = to.write_all(&message.raw).await {
+            // A recording relay reads on to the server's last word once the worker has hung
+            // up; any other stops here, as the connection is over.
+            if reading.is_none() {
+                return Err(error);
+            }
+            worker_gone = true;
+        }
     }
     Ok(Stopped::Closed)
 }

@@ -1,25 +1,63 @@
 use std::cell::RefCell;
 use std::fmt;
 use std::future::Future;
+use std::sync::Arc;
+
+use crate::engine::statements::Statements;
 
 /// What happened in a scripted interleaving, one step per line, in the order the script
 /// observed it: which session did what, and which of them had to wait for whom. It reads like
 /// the expected output of PostgreSQL's isolation tester, and it is what a lesson snapshots and
 /// what its chapter shows.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Trace {
+///
+/// When the scenario's statements are recorded ([`crate::Statements`]), the trace carries them
+/// too: the same story, statement by statement. Two traces are equal when their lines are.
+///
+/// Boxed: a trace travels in every failing test's `Result`, which must stay small.
+#[derive(Debug, Clone, Default)]
+pub struct Trace(Box<Lines>);
+
+#[derive(Debug, Clone, Default)]
+struct Lines {
     lines: Vec<String>,
+    statements: Option<Arc<Statements>>,
 }
 
+impl PartialEq for Trace {
+    fn eq(&self, other: &Trace) -> bool {
+        self.0.lines == other.0.lines
+    }
+}
+
+impl Eq for Trace {}
+
 impl Trace {
+    /// A trace that carries `statements`, as they are recorded.
+    pub(crate) fn recording(statements: Arc<Statements>) -> Trace {
+        Trace(Box::new(Lines {
+            lines: Vec::new(),
+            statements: Some(statements),
+        }))
+    }
+
+    /// From now on, the trace carries `statements`.
+    pub(crate) fn carry(&mut self, statements: Arc<Statements>) {
+        self.0.statements = Some(statements);
+    }
+
+    /// The scenario's statements, if they were recorded.
+    pub fn statements(&self) -> Option<&Statements> {
+        self.0.statements.as_deref()
+    }
+
     /// `session` did `what`.
     pub fn step(&mut self, session: &str, what: impl fmt::Display) {
-        self.lines.push(format!("{session:>9}: {what}"));
+        self.0.lines.push(format!("{session:>9}: {what}"));
     }
 
     /// A line that belongs to no session: a check made after the script, say.
     pub fn note(&mut self, what: impl fmt::Display) {
-        self.lines.push(format!("{:>9}  {what}", "--"));
+        self.0.lines.push(format!("{:>9}  {what}", "--"));
     }
 }
 
@@ -33,7 +71,7 @@ const TEXT_STARTS: usize = 11;
 
 impl fmt::Display for Trace {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for line in &self.lines {
+        for line in &self.0.lines {
             for part in wrapped(line) {
                 writeln!(f, "{part}")?;
             }
@@ -99,7 +137,7 @@ mod tests {
 
 tokio::task_local! {
     /// Set while [`passing_traces`] records: the traces of scripted scenarios that passed.
-    static PASSING: RefCell<Vec<String>>;
+    static PASSING: RefCell<Vec<Trace>>;
 }
 
 /// A scripted scenario that passed offers its trace. Only the maintainers' checks
@@ -107,11 +145,11 @@ tokio::task_local! {
 /// with anything, since a correct handler other than the solution may interleave differently
 /// (wait on another session, say) and must pass all the same.
 pub fn passing_trace(trace: &Trace) {
-    let _ = PASSING.try_with(|kept| kept.borrow_mut().push(trace.to_string()));
+    let _ = PASSING.try_with(|kept| kept.borrow_mut().push(trace.clone()));
 }
 
 /// Runs `scenario` and returns its result with the traces its passing scripts offered.
-pub async fn passing_traces<F: Future>(scenario: F) -> (F::Output, Vec<String>) {
+pub async fn passing_traces<F: Future>(scenario: F) -> (F::Output, Vec<Trace>) {
     PASSING
         .scope(RefCell::new(Vec::new()), async {
             let output = scenario.await;

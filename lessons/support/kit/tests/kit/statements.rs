@@ -52,11 +52,13 @@ async fn each_statement_is_traced_with_its_parameters_its_wait_and_its_answer() 
     );
     assert_eq!(
         statements.to_string(),
+        // With no script to order them, the two sessions ran at once: each one's statements
+        // in order, the sessions by name.
         "  1 worker-1: BEGIN → BEGIN (transaction open)\n\
          \x20 2 worker-1: INSERT INTO claims VALUES ($1) [$1 = 1] → INSERT 0 1\n\
-         \x20 3 worker-2: INSERT INTO claims VALUES ($1) [$1 = 1] <waited on worker-1> → error \
-         23505\n\
-         \x20 4 worker-1: COMMIT → COMMIT (transaction over)\n"
+         \x20 3 worker-1: COMMIT → COMMIT (transaction over)\n\
+         \x20 4 worker-2: INSERT INTO claims VALUES ($1) [$1 = 1] <waited on worker-1> → error \
+         23505\n"
     );
 }
 
