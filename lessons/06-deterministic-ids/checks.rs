@@ -38,7 +38,7 @@ mod tests {
 
     use deterministic_ids::{Violation, scenarios};
 
-    use crate::intended::{Complaint, expect, numbered_uuids, passing, trace};
+    use crate::intended::{Complaint, expect, passing, trace};
 
     const WHY: &str = "each delivery hands the card network a key of its own";
 
@@ -46,7 +46,7 @@ mod tests {
     async fn exercise_charges_twice_when_a_delivery_dies_after_charging() -> Result<(), Complaint> {
         let result = super::play("a_delivery_that_dies_after_charging_is_not_charged_again", super::exercise()).await;
         crate::snapshot!(exercise: "a_delivery_that_dies_after_charging_is_not_charged_again",
-            numbered_uuids(&trace(expect(result, super::is_intended, WHY)?)?)
+            trace(expect(result, super::is_intended, WHY)?)?.numbered()
         );
         Ok(())
     }
@@ -55,7 +55,7 @@ mod tests {
     async fn exercise_charges_twice_under_the_forced_race() -> Result<(), Complaint> {
         let result = super::play("a_duplicate_racing_an_uncommitted_delivery_charges_nothing", super::exercise()).await;
         crate::snapshot!(exercise: "a_duplicate_racing_an_uncommitted_delivery_charges_nothing",
-            numbered_uuids(&trace(expect(result, super::is_intended, WHY)?)?)
+            trace(expect(result, super::is_intended, WHY)?)?.numbered()
         );
         Ok(())
     }

@@ -66,6 +66,7 @@ pub async fn show<K: Explain<D> + std::fmt::Debug, D>(
     intended: fn(&K) -> bool,
 ) -> Showed {
     let (result, traces) = kit::passing_traces(scenario).await;
+    let traces = traces.iter().map(ToString::to_string).collect();
     Showed::of(result, intended, traces)
 }
 

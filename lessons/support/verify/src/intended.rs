@@ -61,9 +61,141 @@ where
 }
 
 /// The trace a scripted scenario recorded, for a snapshot (the book shows those files).
-pub fn trace<K, D>(violation: Violation<K, D>) -> Result<String, Complaint> {
-    let trace = violation.trace.map(|trace| trace.to_string());
+pub fn trace<K, D>(violation: Violation<K, D>) -> Result<Traced, Complaint> {
+    let trace = violation.trace.map(|trace| Traced::of(&trace));
     trace.ok_or_else(|| Complaint("a scripted scenario records its trace".into()))
+}
+
+/// A trace as the book shows it: its text, and its statements as stable JSON when they were
+/// recorded (every scenario the checks play through `play` records them).
+#[derive(Debug, Clone)]
+pub struct Traced {
+    pub text: String,
+    pub statements: Option<String>,
+}
+
+impl Traced {
+    pub fn of(trace: &kit::Trace) -> Traced {
+        Traced {
+            text: trace.to_string(),
+            statements: trace.statements().map(|s| stable(&s.to_json())),
+        }
+    }
+
+    /// The same, every UUID numbered ([`numbered_uuids`]) in the text and the statements alike.
+    pub fn numbered(self) -> Traced {
+        Traced {
+            text: numbered_uuids(&self.text),
+            statements: self.statements.as_deref().map(numbered_uuids),
+        }
+    }
+}
+
+impl From<String> for Traced {
+    fn from(text: String) -> Traced {
+        Traced {
+            text,
+            statements: None,
+        }
+    }
+}
+
+impl std::ops::Deref for Traced {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.text
+    }
+}
+
+/// `text` with every run of exactly 32 hexadecimal digits (a UUID without its dashes, as lesson
+/// 06's charge ids hold one) numbered as [`numbered_uuids`] numbers UUIDs.
+fn numbered_hex_ids(text: &str) -> String {
+    let (mut out, mut seen, mut run): (String, Vec<String>, String) = Default::default();
+    let mut flush = |run: &mut String, out: &mut String| {
+        if run.len() == 32 {
+            let number = match seen.iter().position(|known| known == run) {
+                Some(index) => index + 1,
+                None => {
+                    seen.push(run.clone());
+                    seen.len()
+                }
+            };
+            out.push_str(&format!("{number:032}"));
+        } else {
+            out.push_str(run);
+        }
+        run.clear();
+    };
+    for ch in text.chars() {
+        if ch.is_ascii_hexdigit() {
+            run.push(ch);
+        } else {
+            flush(&mut run, &mut out);
+            out.push(ch);
+        }
+    }
+    flush(&mut run, &mut out);
+    out
+}
+
+/// Recorded statements as JSON that reads the same from run to run: every UUID numbered, and
+/// every timestamp (`'2026-12-05 11:20:48.280708+00'`, as a parameter shows one) written as its
+/// distance from the first one seen, in whole seconds (`'T'`, `'T+31s'`), which is what a lease
+/// or a window compares.
+pub fn stable(json: &str) -> String {
+    let numbered = numbered_hex_ids(&numbered_uuids(json));
+    let stamp = |at: usize| -> Option<(usize, f64)> {
+        let text = numbered.get(at..)?;
+        let bytes = text.as_bytes();
+        let shape = |i: usize, c: u8| bytes.get(i).is_some_and(|b| *b == c);
+        let digits = |r: std::ops::Range<usize>| {
+            r.into_iter()
+                .all(|i| bytes.get(i).is_some_and(u8::is_ascii_digit))
+        };
+        if !(digits(0..4)
+            && shape(4, b'-')
+            && digits(5..7)
+            && shape(7, b'-')
+            && digits(8..10)
+            && shape(10, b' ')
+            && digits(11..13)
+            && shape(13, b':')
+            && digits(14..16)
+            && shape(16, b':')
+            && digits(17..19))
+        {
+            return None;
+        }
+        let end = text.find("+00")? + 3;
+        let date = |r: std::ops::Range<usize>| text[r].parse::<f64>().unwrap_or(0.0);
+        let seconds = date(8..10) * 86_400.0
+            + date(11..13) * 3_600.0
+            + date(14..16) * 60.0
+            + text[17..end - 3].parse::<f64>().unwrap_or(0.0);
+        Some((end, seconds))
+    };
+    let (mut out, mut first, mut at) = (String::new(), None::<f64>, 0);
+    while at < numbered.len() {
+        // A parameter: a JSON string holding a quoted literal (`"'2026-…+00'"`); a timestamp
+        // written into a statement's own text is the scenario's, and stays.
+        let parameter = at >= 2 && numbered.get(at - 2..at) == Some("\"'");
+        if let Some((length, seconds)) = stamp(at).filter(|_| parameter) {
+            let from = *first.get_or_insert(seconds);
+            match (seconds - from).round() as i64 {
+                0 => out.push('T'),
+                n => out.push_str(&format!("T{n:+}s")),
+            }
+            at += length;
+        } else {
+            let ch = numbered[at..]
+                .chars()
+                .next()
+                .expect("at is a char boundary");
+            out.push(ch);
+            at += ch.len_utf8();
+        }
+    }
+    out
 }
 
 /// `text` with every UUID (a random id, as lesson 06's shipped exercise draws them) replaced by
@@ -107,11 +239,11 @@ pub fn numbered_uuids(text: &str) -> String {
 /// show those): a failure is a complaint.
 pub async fn passing<K: Explain<D>, D>(
     scenario: impl std::future::Future<Output = Result<(), Violation<K, D>>>,
-) -> Result<String, Complaint> {
+) -> Result<Traced, Complaint> {
     let (result, traces) = kit::passing_traces(scenario).await;
     result.map_err(|violation| Complaint(format!("the solution failed: {violation}")))?;
     match traces.as_slice() {
-        [trace] => Ok(trace.clone()),
+        [trace] => Ok(Traced::of(trace)),
         other => Err(Complaint(format!(
             "expected one passing trace, got {}",
             other.len()
@@ -130,6 +262,15 @@ fn uuids_are_numbered_in_the_order_first_seen() {
     );
 }
 
+#[test]
+fn recorded_statements_are_stable_from_run_to_run() {
+    let json = r#"{"parameters": ["'2026-12-05 11:20:48.280708+00'", "'2026-12-05 11:21:19.408923+00'", "'ch_647b2e9740e547bdb4b22d8d507f0e45'"], "sql": "SELECT '2026-03-02 00:00:00+00'"}"#;
+    assert_eq!(
+        stable(json),
+        r#"{"parameters": ["'T'", "'T+31s'", "'ch_00000000000000000000000000000001'"], "sql": "SELECT '2026-03-02 00:00:00+00'"}"#
+    );
+}
+
 /// The trace of a test of `exercise-tests.rs`, played against one side (`exercise`,
 /// `solution`, or a half-way subject such as `key_only`), snapshotted in the `snapshots/`
 /// folder beside the lesson's `checks.rs` as `<side>_<test>.snap`: the test's own name, which
@@ -140,10 +281,20 @@ macro_rules! snapshot {
         $crate::snapshot!(concat!(stringify!($side), "_", $test), $text)
     };
     ($name:expr, $text:expr) => {{
-        let text: String = $text;
+        let traced: $crate::intended::Traced = ($text).into();
         insta::with_settings!({ prepend_module_to_snapshot => false }, {
-            insta::assert_snapshot!($name, text);
-        })
+            insta::assert_snapshot!($name, traced.text);
+        });
+        // The same story statement by statement, beside it in `statements/`: what the book's
+        // stepper plays.
+        if let Some(statements) = traced.statements {
+            insta::with_settings!({
+                prepend_module_to_snapshot => false,
+                snapshot_path => "statements",
+            }, {
+                insta::assert_snapshot!($name, statements);
+            });
+        }
     }};
 }
 

@@ -32,7 +32,7 @@ macro_rules! lesson {
             $migrations: &'static str,
         ) -> Vec<$crate::wrong_fix::Failed> {
             let subject = || $domain::Subject::new($schema, handler.clone());
-            $crate::wrong_fix::run_tests(TESTS, |test| play(test, subject())).await
+            $crate::wrong_fix::run_tests(TESTS, |test| play_unrecorded(test, subject())).await
         }
     };
 }
