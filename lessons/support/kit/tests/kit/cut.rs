@@ -5,23 +5,11 @@
 use kit::{Cut, Interleaving, Schema, Script, TestDatabase};
 use sqlx::PgPool;
 
-/// Credits account 1 and records the claim in one transaction; returns what COMMIT said.
-async fn credit(pool: PgPool, (): ()) -> Result<(), sqlx::Error> {
-    let mut tx = pool.begin().await?;
-    sqlx::query("INSERT INTO claims VALUES (1)")
-        .execute(&mut *tx)
-        .await?;
-    sqlx::query("UPDATE accounts SET balance = balance + 1 WHERE id = 1")
-        .execute(&mut *tx)
-        .await?;
-    tx.commit().await
-}
-
 /// Plays one delivery of `credit`, its connection cut as `cut` says: what it returned, the
 /// claims the server kept, the trace, and the cut the run reports.
 async fn played(cut: Cut) -> (Vec<bool>, i64, String, Option<Cut>) {
     let (db, session) = crate::accounts_and_claims().await;
-    let script = Script::new(&credit, |()| "credit".into())
+    let script = Script::new(&crate::credit, |()| "credit".into())
         .cut("lose", "worker", cut)
         .deliver("worker", "credit", ());
     let mut interleaving = Interleaving::new(&db).await.unwrap();

@@ -30,3 +30,16 @@ async fn accounts_and_claims() -> (kit::TestDatabase, tokio_postgres::Client) {
         .unwrap();
     (db, session)
 }
+
+/// Credits account 1 and records the claim in one transaction: a handler for the tests that
+/// cut or record a worker's connection.
+async fn credit(pool: sqlx::PgPool, (): ()) -> Result<(), sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("INSERT INTO claims VALUES (1)")
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query("UPDATE accounts SET balance = balance + 1 WHERE id = 1")
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await
+}

@@ -62,25 +62,13 @@ async fn each_statement_is_traced_with_its_parameters_its_wait_and_its_answer() 
     );
 }
 
-/// Credits account 1 and records the claim in one transaction.
-async fn credit(pool: sqlx::PgPool, (): ()) -> Result<(), sqlx::Error> {
-    let mut tx = pool.begin().await?;
-    sqlx::query("INSERT INTO claims VALUES (1)")
-        .execute(&mut *tx)
-        .await?;
-    sqlx::query("UPDATE accounts SET balance = balance + 1 WHERE id = 1")
-        .execute(&mut *tx)
-        .await?;
-    tx.commit().await
-}
-
 /// A script played while its statements are recorded: the holder's, as the script ran them,
 /// and the worker's, off the wire, in the order sent, with the wait on the statement that
 /// waited. The coarse trace is the same as without recording.
 #[tokio::test]
 async fn a_played_script_records_the_scripted_sessions_and_the_workers_statements() {
     let (db, _session) = crate::accounts_and_claims().await;
-    let script = kit::Script::new(&credit, |()| "credit".into())
+    let script = kit::Script::new(&crate::credit, |()| "credit".into())
         .sql(
             "holder",
             "lock",
