@@ -54,7 +54,14 @@ pub fn trace(root: &Path, name: &str, test: &str) -> Result<ExitCode, String> {
             ),
         };
         println!("\n{}\n{}", style(heading).bold(), text.1);
-        println!("(as JSON: {})", text.0.display());
+        match stepper_page(&text.0, test) {
+            Ok(page) => println!(
+                "Step through it in a browser: file://{} (as JSON: {})",
+                page.display(),
+                text.0.display()
+            ),
+            Err(_) => println!("(as JSON: {})", text.0.display()),
+        }
     }
     Ok(match verdict {
         Verdict::Solved => ExitCode::SUCCESS,
@@ -78,6 +85,32 @@ fn recorded_in(folder: &Path) -> Vec<(PathBuf, String)> {
             Some((text.with_extension("json"), shown))
         })
         .collect()
+}
+
+/// The book's stepper, on a page of its own beside `json`: the same view the chapters show,
+/// for the student's own handler, with nothing fetched from the network.
+fn stepper_page(json: &Path, test: &str) -> std::io::Result<PathBuf> {
+    const SCRIPT: &str = include_str!("../../../../book/stepper.js");
+    const STYLE: &str = include_str!("../../../../book/stepper.css");
+    let statements = std::fs::read_to_string(json)?;
+    let page = json.with_extension("html");
+    let escaped = |text: &str| text.replace('&', "&amp;").replace('<', "&lt;");
+    std::fs::write(
+        &page,
+        format!(
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n\
+             <title>{title}</title>\n<style>\n:root {{ --quote-border: #ccc; --quote-bg: \
+             #f4f4f4; --sidebar-active: #1f1fff; --fg: #333; }}\nbody {{ font-family: \
+             sans-serif; max-width: 1100px; margin: 1em auto; }}\n{STYLE}</style></head>\n\
+             <body><h1>{title}</h1>\n<p>Your exercise, every statement in the order the \
+             sessions sent them. Step with Next and Previous, the slider, or the arrow keys.</p>\n\
+             <div class=\"stepper\"><script type=\"application/json\">\n{statements}\n\
+             </script></div>\n<script>\n{SCRIPT}</script></body></html>\n",
+            title = escaped(test),
+            statements = statements.replace("</", "<\\/"),
+        ),
+    )?;
+    Ok(page)
 }
 
 /// Why a run recorded nothing: the test does not exist, it plays no scripted scenario, or the
