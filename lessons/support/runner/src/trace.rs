@@ -158,6 +158,18 @@ fn nothing_recorded(root: &Path, lesson: &Lesson, test: &str, verdict: &Verdict)
 #[cfg(test)]
 mod tests {
     #[test]
+    fn the_page_holds_the_stepper_and_statements_that_cannot_end_its_script() {
+        let folder = tempfile::tempdir().unwrap();
+        let json = folder.path().join("t.json");
+        std::fs::write(&json, r#"{"statements": [{"sql": "SELECT '</script>'"}]}"#).unwrap();
+        let page = std::fs::read_to_string(super::stepper_page(&json, "t<1>").unwrap()).unwrap();
+        assert!(page.contains("<title>t&lt;1></title>"), "{page}");
+        assert!(page.contains(r#"SELECT '<\/script>'"#), "{page}");
+        assert_eq!(page.matches("</script>").count(), 2, "{page}");
+        assert!(page.contains("function build(root)"), "{page}");
+    }
+
+    #[test]
     fn a_tests_scenarios_are_read_in_the_order_played() {
         let folder = tempfile::tempdir().unwrap();
         for (n, stem) in ["t", "t-2", "t-10", "t-9"].iter().enumerate() {
