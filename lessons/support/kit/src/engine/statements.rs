@@ -45,9 +45,13 @@ pub struct Statement {
     pub answer: Option<Answer>,
     /// The session's transaction once the server answered: idle, open, or failed.
     pub then: Option<Transaction>,
-    /// The permutation's steps started before it was sent ([`Statements::segment`]).
-    #[serde(skip)]
+    /// The permutation's steps started before it was sent ([`Statements::segment`]): what
+    /// lines up the statements of two handlers played through the same script, side by side.
+    #[serde(rename = "script_step")]
     pub segment: usize,
+    /// Sent as a Parse, not executed yet ([`Statements::preparing`]).
+    #[serde(skip)]
+    pub preparing: bool,
 }
 
 /// What the server answered a statement.
@@ -89,14 +93,16 @@ impl Statements {
     /// they followed, and within one, by session (sessions that run at once, between two steps
     /// of the script, have no order of their own), each session's in the order it sent them.
     pub fn all(&self) -> Vec<Statement> {
-        let mut all = self.sent().clone();
+        // A statement only prepared, which neither waited nor failed, is no step of the story.
+        let shown = |s: &Statement| !s.preparing || s.answer.is_some() || !s.waited_on.is_empty();
+        let mut all: Vec<Statement> = self.sent().iter().filter(|s| shown(s)).cloned().collect();
         all.sort_by(|a, b| (a.segment, &a.session).cmp(&(b.segment, &b.session)));
         all
     }
 
     /// Every statement so far, as JSON: `{"statements": [{"session": …, "sql": …,
     /// "parameters": […], "waited_on": […], "answer": {"done": [tags]} | {"failed": sqlstate} |
-    /// null, "then": "idle" | "open" | "failed" | null}, …]}`.
+    /// null, "then": "idle" | "open" | "failed" | null, "script_step": n}, …]}`.
     pub fn to_json(&self) -> String {
         let all = serde_json::json!({ "statements": self.all() });
         serde_json::to_string_pretty(&all).unwrap_or_default()
@@ -119,8 +125,30 @@ impl Statements {
             waited_on: Vec::new(),
             answer: None,
             then: None,
+            preparing: false,
         });
         sent.len() - 1
+    }
+
+    /// `session` sent `sql` to be prepared (a Parse): its place in the trace, if it is run or
+    /// if preparing it waits or fails. Preparing takes the locks its tables need (an `INSERT`
+    /// prepared while another session holds `LOCK TABLE … IN SHARE MODE` waits right there),
+    /// and a statement the server cannot parse fails there: steps a trace must show.
+    pub fn preparing(&self, session: &str, sql: &str) -> usize {
+        let at = self.started(session, sql, Vec::new());
+        if let Some(statement) = self.sent().get_mut(at) {
+            statement.preparing = true;
+        }
+        at
+    }
+
+    /// The statement prepared at `at` is executed with `parameters`: the same step, where it
+    /// was sent, with whatever it waited on while it was prepared.
+    pub fn executing(&self, at: usize, parameters: Vec<String>) {
+        if let Some(statement) = self.sent().get_mut(at) {
+            statement.preparing = false;
+            statement.parameters = parameters;
+        }
     }
 
     /// The server answered statement `at`: its tag, added to any before it.

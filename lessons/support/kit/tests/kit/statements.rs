@@ -100,3 +100,59 @@ async fn a_played_script_records_the_scripted_sessions_and_the_workers_statement
          \x20  worker: <done> Ok(())\n"
     );
 }
+
+/// A statement fails, or waits, before it runs: while the server prepares it. A table that
+/// does not exist fails the Parse (42P01), and an `INSERT` prepared while another session holds
+/// `LOCK TABLE … IN SHARE MODE` waits there for the table's lock, before its parameters are
+/// ever bound. Both are steps of the trace; a statement prepared and then run is one step.
+#[tokio::test]
+async fn a_statement_that_fails_or_waits_as_it_is_prepared_is_traced() {
+    let (db, session) = crate::accounts_and_claims().await;
+    let statements = Statements::new();
+    let (pool, _relay) = db.pool_recorded(1, "worker", &statements).await.unwrap();
+    let missing = sqlx::query("INSERT INTO no_such_table VALUES ($1)")
+        .bind(1_i32)
+        .execute(&pool)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        missing
+            .as_database_error()
+            .and_then(|e| e.code())
+            .as_deref(),
+        Some("42P01")
+    );
+    session
+        .batch_execute("BEGIN; LOCK TABLE claims IN SHARE MODE")
+        .await
+        .unwrap();
+    let waiting = tokio::spawn(async move {
+        sqlx::query("INSERT INTO claims VALUES ($1)")
+            .bind(2_i32)
+            .execute(&pool)
+            .await
+    });
+    loop {
+        let waits: i64 = session
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity
+                  WHERE application_name = 'worker' AND cardinality(pg_blocking_pids(pid)) > 0",
+                &[],
+            )
+            .await
+            .unwrap()
+            .get(0);
+        if waits > 0 {
+            statements.waiting("worker", &["holder".to_string()]);
+            break;
+        }
+        tokio::task::yield_now().await;
+    }
+    session.batch_execute("COMMIT").await.unwrap();
+    waiting.await.unwrap().unwrap();
+    assert_eq!(
+        statements.to_string(),
+        "  1 worker: INSERT INTO no_such_table VALUES ($1) → error 42P01\n\
+         \x20 2 worker: INSERT INTO claims VALUES ($1) [$1 = 2] <waited on holder> → INSERT 0 1\n"
+    );
+}

@@ -19,13 +19,22 @@ pub(crate) struct Connection {
     session: String,
     /// Prepared statements by name: their text and declared parameter types.
     prepared: HashMap<String, (String, Vec<u32>)>,
-    /// Bound portals by name: their text and shown parameters.
-    portals: HashMap<String, (String, Vec<String>)>,
+    /// Bound portals by name: their statement's name, its text and shown parameters.
+    portals: HashMap<String, Portal>,
+    /// The statement last sent to be prepared, by name, and its place in the trace: its
+    /// Execute takes that place ([`Statements::preparing`]).
+    preparing: Option<(String, usize)>,
     /// Requests sent and not yet ended by a 'Z', oldest first.
     requests: VecDeque<Request>,
     /// The server ended the connection (its backend was terminated): whatever the client sends
     /// after that (a pool's ROLLBACK as it drops the transaction) never reaches a server.
     over: bool,
+}
+
+struct Portal {
+    statement: String,
+    sql: String,
+    shown: Vec<String>,
 }
 
 /// What one 'Z' ends: a simple query, or a run of Executes up to a Sync.
@@ -46,6 +55,7 @@ impl Connection {
             session: session.to_string(),
             prepared: HashMap::new(),
             portals: HashMap::new(),
+            preparing: None,
             requests: VecDeque::new(),
             over: false,
         }
@@ -69,15 +79,25 @@ impl Connection {
             }
             Some(b'P') => {
                 if let Some(parse) = message.parse() {
+                    let at = self.statements.preparing(&self.session, &parse.sql);
+                    self.preparing = Some((parse.name.clone(), at));
                     self.prepared.insert(parse.name, (parse.sql, parse.types));
                 }
             }
             Some(b'B') => self.bound(message),
             Some(b'E') => {
-                let Some((sql, shown)) = message.execute().and_then(|p| self.portals.get(p)) else {
+                let Some(portal) = message.execute().and_then(|p| self.portals.get(p)) else {
                     return;
                 };
-                let at = self.statements.started(&self.session, sql, shown.clone());
+                let at = match self.preparing.take() {
+                    Some((name, at)) if name == portal.statement => {
+                        self.statements.executing(at, portal.shown.clone());
+                        at
+                    }
+                    _ => {
+                        (self.statements).started(&self.session, &portal.sql, portal.shown.clone())
+                    }
+                };
                 match self.requests.back_mut().filter(|r| r.open) {
                     Some(run) => run.statements.push(at),
                     None => self.requests.push_back(Request {
@@ -90,10 +110,14 @@ impl Connection {
             }
             Some(b'S') => match self.requests.back_mut().filter(|r| r.open) {
                 Some(run) => run.open = false,
-                // A Sync with no Execute (sqlx's ping, a prepare alone): its 'Z' ends nothing
-                // of the trace's.
+                // A Sync with no Execute: sqlx's ping, or a prepare alone, whose error (the
+                // statement does not parse, its session was killed as it waited to prepare)
+                // is its statement's answer.
                 None => self.requests.push_back(Request {
-                    statements: Vec::new(),
+                    statements: (self.preparing.as_ref())
+                        .map(|&(_, at)| at)
+                        .into_iter()
+                        .collect(),
                     answered: 0,
                     simple: false,
                     open: false,
@@ -115,7 +139,12 @@ impl Connection {
                 shown_parameter(oid, *binary, value.as_deref())
             })
             .collect();
-        self.portals.insert(bind.portal, (sql.clone(), shown));
+        let portal = Portal {
+            statement: bind.statement,
+            sql: sql.clone(),
+            shown,
+        };
+        self.portals.insert(bind.portal, portal);
     }
 
     /// A message the server sent the session.
