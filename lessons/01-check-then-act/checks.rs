@@ -90,7 +90,9 @@ mod tests {
                 trace: Some(trace),
                 ..
             }) => {
-                crate::snapshot!(key_only: "a_delivery_racing_an_uncommitted_one_changes_nothing", trace.to_string());
+                crate::snapshot!(key_only: "a_delivery_racing_an_uncommitted_one_changes_nothing",
+                    crate::intended::Traced::of(&trace)
+                );
                 Ok(())
             }
             Err(other) => Err(Complaint(format!(

@@ -114,8 +114,9 @@ mod tests {
             ("G2", "SERIALIZABLE", "anomaly_g2_serializable"),
         ] {
             let anomaly = Anomaly::named(code).expect("one of Hermitage's ten");
-            let played = anomalies::play(anomaly, level).await.map_err(complain)?;
-            crate::snapshot!(name, played.trace.to_string());
+            // Recorded, so that the book's stepper can play each statement of the cell.
+            let played = kit::recorded(anomalies::play(anomaly, level)).await.map_err(complain)?;
+            crate::snapshot!(name, crate::intended::Traced::of(&played.trace));
         }
         Ok(())
     }

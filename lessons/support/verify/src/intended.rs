@@ -82,6 +82,15 @@ impl Traced {
         }
     }
 
+    /// A whole message as a student reads it (a violation, its trace within), with the
+    /// statements of its trace beside it.
+    pub fn message(text: String, trace: Option<&kit::Trace>) -> Traced {
+        Traced {
+            text,
+            statements: trace.and_then(|trace| Traced::of(trace).statements),
+        }
+    }
+
     /// The same, every UUID numbered ([`numbered_uuids`]) in the text and the statements alike.
     pub fn numbered(self) -> Traced {
         Traced {
