@@ -55,6 +55,21 @@ enum Action<T> {
     Cut { worker: String, cut: Cut },
 }
 
+impl<T> Action<T> {
+    /// The session the step runs in or acts on: what it sends comes first among the statements
+    /// sent during the step ([`Statements::all`]).
+    fn session(&self) -> &str {
+        match self {
+            Action::Sql { session, .. } | Action::Step { session, .. } => session,
+            Action::Deliver { worker, .. }
+            | Action::Kill { worker }
+            | Action::Cancel { worker }
+            | Action::Abandon { worker }
+            | Action::Cut { worker, .. } => worker,
+        }
+    }
+}
+
 /// A scenario's named steps, not yet run: SQL for the test's sessions, and deliveries of
 /// events to `handler`, the code under test.
 pub struct Script<E, H: Handler<E>> {
@@ -336,12 +351,12 @@ impl Interleaving {
         // Workers that returned as soon as they started.
         let mut finished: Vec<String> = Vec::new();
         for name in permutation.split_whitespace() {
-            if let Some(statements) = self.statements() {
-                statements.next_step();
-            }
             let action = steps.remove(name).unwrap_or_else(|| {
                 panic!("the permutation {permutation:?} names {name:?}, which is no step or is named twice")
             });
+            if let Some(statements) = self.statements() {
+                statements.next_step(action.session());
+            }
             match action {
                 Action::Sql { session, sql } => {
                     if !sessions.contains_key(&session) {

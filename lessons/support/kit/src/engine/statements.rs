@@ -28,6 +28,8 @@ pub struct Statements {
     /// How many steps of its permutation the script had started when the latest statement was
     /// sent: the script's own clock, which reads the same every run.
     segment: std::sync::atomic::AtomicUsize,
+    /// The session each step of the permutation ran in or acted on, in order.
+    leaders: Mutex<Vec<String>>,
 }
 
 /// One statement the server ran for one session.
@@ -83,20 +85,34 @@ impl Statements {
         self.sent.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The script starts a step of its permutation: statements sent from now on come after it.
-    pub(crate) fn next_step(&self) {
+    /// The script starts a step of its permutation, in `session` (or acting on it): statements
+    /// sent from now on come after it.
+    pub(crate) fn next_step(&self, session: &str) {
+        let mut leaders = self.leaders.lock().unwrap_or_else(|e| e.into_inner());
+        leaders.push(session.to_string());
         self.segment
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// Every statement so far, in an order that reads the same every run: by the script's step
-    /// they followed, and within one, by session (sessions that run at once, between two steps
-    /// of the script, have no order of their own), each session's in the order it sent them.
+    /// they followed; within one, the step's own session first (a holder's `COMMIT` comes
+    /// before the statements of the workers it let go), then the others by name (sessions that
+    /// run at once, between two steps of the script, have no order of their own); each
+    /// session's in the order it sent them.
     pub fn all(&self) -> Vec<Statement> {
+        let leaders = self
+            .leaders
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let led = |s: &Statement| {
+            let leader = s.segment.checked_sub(1).and_then(|step| leaders.get(step));
+            leader != Some(&s.session)
+        };
         // A statement only prepared, which neither waited nor failed, is no step of the story.
         let shown = |s: &Statement| !s.preparing || s.answer.is_some() || !s.waited_on.is_empty();
         let mut all: Vec<Statement> = self.sent().iter().filter(|s| shown(s)).cloned().collect();
-        all.sort_by(|a, b| (a.segment, &a.session).cmp(&(b.segment, &b.session)));
+        all.sort_by(|a, b| (a.segment, led(a), &a.session).cmp(&(b.segment, led(b), &b.session)));
         all
     }
 
