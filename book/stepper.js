@@ -3,9 +3,14 @@
 // insta's header) in a `<script type="application/json">`; this draws it as one column per
 // session and one row per statement, shown up to the current step, with Previous, Next and a
 // slider (and the arrow keys, once the stepper has focus). A statement that waited shows an
-// arrow from its session to the session it waited on. `data-mark="worker-2 waits on
-// worker-1"` marks the step the chapter's text talks about. Without JavaScript nothing is
-// drawn, and the chapter's static trace, just above, tells the same story.
+// arrow from its session to the session it waited on. `data-mark` marks the step the chapter's
+// text talks about, the first statement that fits it: "worker-2 waits on worker-1",
+// "worker-2 fails with 23505" (its SQLSTATE) or "worker-2 gets INSERT 0 0" (its command tag,
+// or for a step of lesson 13's anomalies the value it read); "… again" names the second.
+// Two steppers inside a `<div class="stepper-pair">` (the shipped exercise and the solution,
+// played through the same script) sit side by side, and a bar above them steps both by the
+// script's steps, so that each step shows what each handler had done by then. Without
+// JavaScript nothing is drawn, and the chapter's static trace, just above, tells the same story.
 (function () {
     "use strict";
 
@@ -24,13 +29,23 @@
         return answer.done.join(", ");
     }
 
-    // The step a mark names: the first statement of SESSION that waited on HOLDER.
+    // Whether `statement` is what `mark` names (see the top of this file).
+    function fits(statement, mark) {
+        const words = /^(\S+) (waits on|fails with|gets) (.+)$/.exec(mark || "");
+        if (!words || statement.session !== words[1]) return false;
+        const [, , verb, what] = words;
+        const answer = statement.answer || {};
+        if (verb === "waits on") return statement.waited_on.includes(what);
+        if (verb === "fails with") return answer.failed === what;
+        return (answer.done || []).includes(what);
+    }
+
+    // The step `mark` names: the first statement that fits it, or the second for "… again".
     function markedStep(statements, mark) {
-        const words = /^(\S+) waits on (\S+)$/.exec(mark || "");
-        if (!words) return -1;
-        return statements.findIndex(
-            (s) => s.session === words[1] && s.waited_on.includes(words[2]),
-        );
+        const again = / again$/.test(mark || "");
+        const words = (mark || "").replace(/ again$/, "");
+        const fitting = statements.flatMap((statement, i) => (fits(statement, words) ? [i] : []));
+        return fitting[again ? 1 : 0] ?? -1;
     }
 
     function build(root) {
@@ -43,7 +58,9 @@
 
         root.tabIndex = 0;
         root.setAttribute("role", "group");
-        root.setAttribute("aria-label", "The race, statement by statement");
+        const title = root.dataset.title;
+        root.setAttribute("aria-label", (title ? title + ": " : "") + "the race, statement by statement");
+        if (title) root.append(element("div", "stepper-title", title));
         root.style.setProperty("--sessions", sessions.length);
 
         const controls = element("div", "stepper-controls");
@@ -125,7 +142,36 @@
             event.preventDefault();
         });
         root.stepperMarked = marked + 1;
+        // For a pair's bar: show every statement sent up to the script's step `scriptStep`.
+        root.stepperShowScriptStep = (scriptStep) =>
+            show(statements.filter((s) => s.script_step <= scriptStep).length);
+        root.stepperScriptSteps = statements.map((s) => s.script_step);
         show(1);
+    }
+
+    // The bar over a pair: Previous and Next step both sides by one step of their script.
+    function pair(root) {
+        const sides = [...root.querySelectorAll("div.stepper")].filter((s) => s.stepperShowScriptStep);
+        const scriptSteps = [...new Set(sides.flatMap((s) => s.stepperScriptSteps))].sort((a, b) => a - b);
+        const controls = element("div", "stepper-controls stepper-pair-controls");
+        const previous = element("button", "stepper-pair-previous", "◀ Both back");
+        const next = element("button", "stepper-pair-next", "Both on ▶");
+        const where = element("span", "stepper-where");
+        where.setAttribute("aria-live", "polite");
+        controls.append(previous, next, where);
+        root.prepend(controls);
+        let at = 0;
+        function show(to) {
+            at = Math.max(0, Math.min(scriptSteps.length - 1, to));
+            for (const side of sides) side.stepperShowScriptStep(scriptSteps[at]);
+            previous.disabled = at === 0;
+            next.disabled = at === scriptSteps.length - 1;
+            where.textContent = "both, up to the script's step " + (at + 1) + " of " + scriptSteps.length;
+            root.dataset.scriptStep = String(scriptSteps[at]);
+        }
+        previous.addEventListener("click", () => show(at - 1));
+        next.addEventListener("click", () => show(at + 1));
+        show(0);
     }
 
     for (const root of document.querySelectorAll("div.stepper")) {
@@ -135,4 +181,5 @@
             root.append(element("p", "stepper-broken", "This stepper could not be drawn: " + error));
         }
     }
+    for (const root of document.querySelectorAll("div.stepper-pair")) pair(root);
 })();
