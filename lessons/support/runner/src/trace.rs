@@ -94,7 +94,17 @@ fn stepper_page(json: &Path, test: &str) -> std::io::Result<PathBuf> {
     const STYLE: &str = include_str!("../../../../book/stepper.css");
     let statements = std::fs::read_to_string(json)?;
     let page = json.with_extension("html");
-    let escaped = |text: &str| text.replace('&', "&amp;").replace('<', "&lt;");
+    let escaped =
+        |text: &str| (text.replace('&', "&amp;").replace('<', "&lt;")).replace('"', "&quot;");
+    let mark = first_trouble(&statements);
+    let said = match &mark {
+        Some(mark) => format!(
+            " ◆ marks the first error the server answered (not counting the script's own \
+             kills and cancels), or if there was none, the last wait: {}.",
+            escaped(mark)
+        ),
+        None => String::new(),
+    };
     std::fs::write(
         &page,
         format!(
@@ -103,14 +113,38 @@ fn stepper_page(json: &Path, test: &str) -> std::io::Result<PathBuf> {
              #f4f4f4; --sidebar-active: #1f1fff; --fg: #333; }}\nbody {{ font-family: \
              sans-serif; max-width: 1100px; margin: 1em auto; }}\n{STYLE}</style></head>\n\
              <body><h1>{title}</h1>\n<p>Your exercise, every statement in the order the \
-             sessions sent them. Step with Next and Previous, the slider, or the arrow keys.</p>\n\
-             <div class=\"stepper\"><script type=\"application/json\">\n{statements}\n\
+             sessions sent them. Step with Next and Previous, the slider, or the arrow keys.\
+             {said}</p>\n<div class=\"stepper\" data-mark=\"{mark}\"><script \
+             type=\"application/json\">\n{statements}\n\
              </script></div>\n<script>\n{SCRIPT}</script></body></html>\n",
             title = escaped(test),
+            mark = escaped(mark.as_deref().unwrap_or("")),
             statements = statements.replace("</", "<\\/"),
         ),
     )?;
     Ok(page)
+}
+
+/// The step of a recording a student most likely wants to see, in the stepper's words for a
+/// mark (`book/stepper.js`): the first error the server answered (`worker-2 fails with 23505`)
+/// other than the ends a script deals out itself (a kill, 57P01; a cancel, 57014), or else the
+/// last wait (`worker-2 waits on worker-1`: a race's holder is waited on first, by the worker
+/// that then holds up the other).
+fn first_trouble(json: &str) -> Option<String> {
+    let recorded: serde_json::Value = serde_json::from_str(json).ok()?;
+    let statements = recorded.get("statements")?.as_array()?;
+    let session = |s: &serde_json::Value| s.get("session")?.as_str().map(str::to_string);
+    let refused = statements.iter().find_map(|s| {
+        let sqlstate = s.get("answer")?.get("failed")?.as_str()?;
+        let scripted = ["57P01", "57014"].contains(&sqlstate);
+        (!scripted).then(|| Some(format!("{} fails with {sqlstate}", session(s)?)))?
+    });
+    refused.or_else(|| {
+        statements.iter().rev().find_map(|s| {
+            let holder = s.get("waited_on")?.as_array()?.first()?.as_str()?;
+            Some(format!("{} waits on {holder}", session(s)?))
+        })
+    })
 }
 
 /// Why a run recorded nothing: the test does not exist, it plays no scripted scenario, or the
@@ -167,6 +201,25 @@ mod tests {
         assert!(page.contains(r#"SELECT '<\/script>'"#), "{page}");
         assert_eq!(page.matches("</script>").count(), 2, "{page}");
         assert!(page.contains("function build(root)"), "{page}");
+    }
+
+    #[test]
+    fn the_page_marks_the_first_error_or_else_the_last_wait() {
+        let waited = r#"{"statements": [
+            {"session": "w1", "waited_on": ["holder"], "answer": {"failed": "57P01"}},
+            {"session": "w2", "waited_on": ["w1"], "answer": {"done": ["INSERT 0 1"]}}]}"#;
+        assert_eq!(
+            super::first_trouble(waited).as_deref(),
+            Some("w2 waits on w1")
+        );
+        let refused = r#"{"statements": [{"session": "w2", "waited_on": ["w1"], "answer": null},
+            {"session": "w1", "waited_on": [], "answer": {"failed": "23505"}}]}"#;
+        assert_eq!(
+            super::first_trouble(refused).as_deref(),
+            Some("w1 fails with 23505")
+        );
+        assert_eq!(super::first_trouble(r#"{"statements": []}"#), None);
+        assert_eq!(super::first_trouble("not json"), None);
     }
 
     #[test]
