@@ -4,6 +4,29 @@
 
 use kit::Statements;
 
+/// The application names of the sessions `waiter` waits on, once the server says it waits on
+/// any (it always will in these tests: nothing else runs).
+async fn blockers_once_waiting(session: &tokio_postgres::Client, waiter: &str) -> Vec<String> {
+    loop {
+        let on: Vec<String> = session
+            .query(
+                "SELECT b.application_name FROM pg_stat_activity w
+                   JOIN pg_stat_activity b ON b.pid = ANY (pg_blocking_pids(w.pid))
+                  WHERE w.application_name = $1",
+                &[&waiter],
+            )
+            .await
+            .unwrap()
+            .iter()
+            .map(|row| row.get(0))
+            .collect();
+        if !on.is_empty() {
+            return on;
+        }
+        tokio::task::yield_now().await;
+    }
+}
+
 /// Two workers insert the same claim: the second waits on the first's open transaction, and
 /// fails with a unique violation once the first commits.
 #[tokio::test]
@@ -24,26 +47,8 @@ async fn each_statement_is_traced_with_its_parameters_its_wait_and_its_answer() 
             .execute(&second)
             .await
     });
-    // Until the server says worker-2 waits on worker-1 (it always will: nothing else runs).
-    loop {
-        let on: Vec<String> = session
-            .query(
-                "SELECT b.application_name FROM pg_stat_activity w
-                   JOIN pg_stat_activity b ON b.pid = ANY (pg_blocking_pids(w.pid))
-                  WHERE w.application_name = 'worker-2'",
-                &[],
-            )
-            .await
-            .unwrap()
-            .iter()
-            .map(|row| row.get(0))
-            .collect();
-        if !on.is_empty() {
-            statements.waiting("worker-2", &on);
-            break;
-        }
-        tokio::task::yield_now().await;
-    }
+    let on = blockers_once_waiting(&session, "worker-2").await;
+    statements.waiting("worker-2", &on);
     tx.commit().await.unwrap();
     let failed = waiting.await.unwrap().unwrap_err();
     assert_eq!(
@@ -132,22 +137,8 @@ async fn a_statement_that_fails_or_waits_as_it_is_prepared_is_traced() {
             .execute(&pool)
             .await
     });
-    loop {
-        let waits: i64 = session
-            .query_one(
-                "SELECT count(*) FROM pg_stat_activity
-                  WHERE application_name = 'worker' AND cardinality(pg_blocking_pids(pid)) > 0",
-                &[],
-            )
-            .await
-            .unwrap()
-            .get(0);
-        if waits > 0 {
-            statements.waiting("worker", &["holder".to_string()]);
-            break;
-        }
-        tokio::task::yield_now().await;
-    }
+    blockers_once_waiting(&session, "worker").await;
+    statements.waiting("worker", &["holder".to_string()]);
     session.batch_execute("COMMIT").await.unwrap();
     waiting.await.unwrap().unwrap();
     assert_eq!(
