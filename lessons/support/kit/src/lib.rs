@@ -60,7 +60,7 @@ pub use words::sqlstate::{
     meaning,
 };
 pub use words::teaching::{Explain, Violation, left_behind, see};
-pub use words::trace::{Trace, passing_trace, passing_traces};
+pub use words::trace::{Trace, TraceStep, passing_trace, passing_traces};
 
 /// The longest event id any lesson accepts. Ids are keys people read in logs and type into
 /// psql; one longer than this is almost certainly a payload pasted into the wrong field.

@@ -237,9 +237,7 @@ impl Interleaving {
             .wait_until_waiting_or_finished(name, &backends, &mut task)
             .await?;
         match &state {
-            StepState::Waiting { on } => self
-                .trace
-                .step(name, format!("{shown_as} <waiting on {}>", on.join(", "))),
+            StepState::Waiting { on } => self.trace.waits(name, shown_as, on),
             StepState::Finished(_) => self.trace.step(name, shown_as),
         }
         let task = matches!(state, StepState::Waiting { .. }).then_some(task);
@@ -329,13 +327,11 @@ impl Interleaving {
         match (self.wait_until_waiting_or_finished(&name, &backends, &mut task)).await? {
             StepState::Finished(result) => Ok(AfterKill::Returned(result)),
             StepState::Waiting { on } => {
-                self.trace.step(
-                    &name,
-                    format!(
-                        "<its handler goes on, on a new connection: now waiting on {}>",
-                        on.join(", ")
-                    ),
+                let what = format!(
+                    "<its handler goes on, on a new connection: now waiting on {}>",
+                    on.join(", ")
                 );
+                self.trace.waits_in_words(&name, what, &on);
                 Ok(AfterKill::LivesOn(Worker {
                     name,
                     backends,
@@ -538,8 +534,7 @@ impl Interleaving {
             .await?;
         if let StepState::Waiting { on } = &state {
             if always || on != worker.waiting_on() {
-                self.trace
-                    .step(&worker.name, format!("<now waiting on {}>", on.join(", ")));
+                self.trace.waits(&worker.name, "", on);
             }
             worker.task = Some(task);
         }
@@ -570,8 +565,7 @@ impl Interleaving {
             (StepState::Waiting { .. }, None) => unreachable!("a waiting worker keeps its task"),
         };
         self.note_cut(&worker.name);
-        self.trace
-            .step(&worker.name, format!("<done> {}", describe(&result)));
+        self.trace.done(&worker.name, describe(&result));
         Ok(result)
     }
 

@@ -10,6 +10,7 @@ use std::fmt;
 use crate::error::KitError;
 use crate::words::common::{Common, Speaks};
 use crate::words::fault::Fault;
+use crate::words::reported::{self, Reported};
 use crate::words::trace::{Trace, passing_trace};
 
 /// A lesson's kinds of violation, and how each is explained: the lesson's own kinds by the
@@ -166,13 +167,28 @@ impl<K: Explain<D>, D> fmt::Display for Violation<K, D> {
 }
 
 /// A failing test prints its error with `{:?}`: make that the teaching message, not a dump.
-impl<K: Explain<D>, D> fmt::Debug for Violation<K, D> {
+/// It is also where a test's violation is reported, so it is where `WORKBOOK_VERDICTS` gets it
+/// as data ([`Reported`]).
+impl<K: Explain<D> + fmt::Debug, D> fmt::Debug for Violation<K, D> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if std::env::var_os(reported::WRITE_TO).is_some() {
+            let worded = reported::worded(|| Explained(self).to_string());
+            Reported::new(self.kind.name(), worded, self.trace.as_ref()).write_out();
+        }
         fmt::Display::fmt(self, f)
     }
 }
 
-impl<K: Explain<D>, D> std::error::Error for Violation<K, D> {}
+/// A violation's message without its trace.
+struct Explained<'a, K, D>(&'a Violation<K, D>);
+
+impl<K: Explain<D>, D> fmt::Display for Explained<'_, K, D> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.kind.explain(&self.0.during, f)
+    }
+}
+
+impl<K: Explain<D> + fmt::Debug, D> std::error::Error for Violation<K, D> {}
 
 /// Why a [`KitError::LeftBehind`] matters, for every lesson's message: `what` is what the code
 /// under test calls one call of it (a delivery, a poll, a step).
@@ -206,6 +222,7 @@ macro_rules! violations {
 /// `See chapter 2 of the book (book/src/02-on-conflict.md), "The insert is the decision";
 /// `cargo workbook hint 02` has hints.` The chapter comes from the catalog, by lesson number.
 pub fn see(lesson: &str, section: &str) -> String {
+    reported::cite(lesson, section);
     match catalog::find(lesson) {
         Ok(lesson) => format!(
             "See chapter {} of the book ({}), \"{section}\"; `cargo workbook hint {}` has hints.",

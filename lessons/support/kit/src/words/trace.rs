@@ -19,8 +19,27 @@ pub struct Trace(Box<Lines>);
 
 #[derive(Debug, Clone, Default)]
 struct Lines {
-    lines: Vec<String>,
+    lines: Vec<TraceStep>,
     statements: Option<Arc<Statements>>,
+}
+
+/// One line of a trace, as data (what `cargo workbook check --format json` gives tools): the
+/// session, what it did, whom it was seen waiting on, and what it returned, each kept as the
+/// kit learned it rather than read back out of the line.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct TraceStep {
+    /// `None` for a note that belongs to no session (a check made after the script).
+    pub session: Option<String>,
+    /// What the session did (a delivery as the lesson shows it, a statement), or the note;
+    /// empty on a line that only says a session waits again or is done.
+    pub what: String,
+    /// The sessions it was seen waiting on, when the line says it waits.
+    pub waiting_on: Vec<String>,
+    /// What it returned, when the line says so: a delivery's outcome, a statement's rows.
+    pub result: Option<String>,
+    /// The line as the trace prints it.
+    #[serde(skip)]
+    line: String,
 }
 
 impl PartialEq for Trace {
@@ -50,14 +69,77 @@ impl Trace {
         self.0.statements.as_deref()
     }
 
+    /// Every line, as data.
+    pub fn steps(&self) -> &[TraceStep] {
+        &self.0.lines
+    }
+
+    fn push(
+        &mut self,
+        session: Option<&str>,
+        what: String,
+        waiting_on: &[String],
+        result: Option<String>,
+        line: String,
+    ) {
+        self.0.lines.push(TraceStep {
+            session: session.map(str::to_string),
+            what,
+            waiting_on: waiting_on.to_vec(),
+            result,
+            line,
+        });
+    }
+
     /// `session` did `what`.
     pub fn step(&mut self, session: &str, what: impl fmt::Display) {
-        self.0.lines.push(format!("{session:>9}: {what}"));
+        let what = what.to_string();
+        let line = format!("{session:>9}: {what}");
+        self.push(Some(session), what, &[], None, line);
+    }
+
+    /// `session` did `what`, which returned `result` (a statement's rows, `→ 100`) at once.
+    pub fn answered(&mut self, session: &str, what: impl fmt::Display, result: impl fmt::Display) {
+        let (what, result) = (what.to_string(), result.to_string());
+        let line = match result.as_str() {
+            "" => format!("{session:>9}: {what}"),
+            shown => format!("{session:>9}: {what} {shown}"),
+        };
+        self.push(Some(session), what, &[], Some(result), line);
+    }
+
+    /// `session` did `what`, and was seen waiting on the sessions `on`: `what <waiting on …>`,
+    /// or `<now waiting on …>` with nothing new done (`what` empty).
+    pub fn waits(&mut self, session: &str, what: impl fmt::Display, on: &[String]) {
+        let what = what.to_string();
+        let line = match what.as_str() {
+            "" => format!("{session:>9}: <now waiting on {}>", on.join(", ")),
+            what => format!("{session:>9}: {what} <waiting on {}>", on.join(", ")),
+        };
+        self.push(Some(session), what, on, None, line);
+    }
+
+    /// `session` was seen waiting on `on`, as the kit's own words say (`what`, the whole line).
+    pub(crate) fn waits_in_words(&mut self, session: &str, what: String, on: &[String]) {
+        let line = format!("{session:>9}: {what}");
+        self.push(Some(session), what, on, None, line);
+    }
+
+    /// `session`'s call returned `result`: `<done> result`.
+    pub fn done(&mut self, session: &str, result: impl fmt::Display) {
+        let result = result.to_string();
+        let line = match result.as_str() {
+            "" => format!("{session:>9}: <done>"),
+            shown => format!("{session:>9}: <done> {shown}"),
+        };
+        self.push(Some(session), String::new(), &[], Some(result), line);
     }
 
     /// A line that belongs to no session: a check made after the script, say.
     pub fn note(&mut self, what: impl fmt::Display) {
-        self.0.lines.push(format!("{:>9}  {what}", "--"));
+        let what = what.to_string();
+        let line = format!("{:>9}  {what}", "--");
+        self.push(None, what, &[], None, line);
     }
 }
 
@@ -71,8 +153,8 @@ const TEXT_STARTS: usize = 11;
 
 impl fmt::Display for Trace {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for line in &self.0.lines {
-            for part in wrapped(line) {
+        for step in &self.0.lines {
+            for part in wrapped(&step.line) {
                 writeln!(f, "{part}")?;
             }
         }

@@ -53,15 +53,10 @@ impl Interleaving {
             state => state,
         };
         match &state {
-            StepState::Waiting { on } => (self.trace).step(
-                &session.name,
-                format!("{sql} <waiting on {}>", on.join(", ")),
-            ),
+            StepState::Waiting { on } => self.trace.waits(&session.name, sql, on),
             StepState::Finished(Ok(result)) => {
                 self.step_answered(&session.name, result);
-                let shown = shown(result);
-                let sep = if shown.is_empty() { "" } else { " " };
-                self.trace.step(&session.name, format!("{sql}{sep}{shown}"));
+                self.trace.answered(&session.name, sql, shown(result));
             }
             StepState::Finished(Err(_)) => unreachable!("returned above"),
         }
@@ -88,7 +83,7 @@ impl Interleaving {
         match &state {
             StepState::Waiting { on } => {
                 if on.as_slice() != step.waiting_on() {
-                    (self.trace).step(&step.name, format!("<now waiting on {}>", on.join(", ")));
+                    self.trace.waits(&step.name, "", on);
                 }
                 step.task = Some(task);
             }
@@ -131,9 +126,7 @@ impl Interleaving {
     /// A step that waited has finished: the trace says how, on a line of its own.
     fn trace_done(&mut self, session: &str, result: &StepResult) {
         self.step_answered(session, result);
-        let shown = shown(result);
-        let sep = if shown.is_empty() { "" } else { " " };
-        self.trace.step(session, format!("<done>{sep}{shown}"));
+        self.trace.done(session, shown(result));
     }
 }
 
