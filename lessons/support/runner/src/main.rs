@@ -7,6 +7,7 @@ mod dev;
 mod progress;
 mod progress_clock;
 mod repeat_kafka;
+mod results;
 mod shipped;
 mod status;
 mod supervise;
@@ -30,6 +31,16 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// How `check` and the status print their verdict: words for a person, or JSON for a tool
+    /// (an editor, a grader; the shape: lessons/support/runner/results.schema.json).
+    #[arg(long, global = true, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
 }
 
 #[derive(Subcommand)]
@@ -171,9 +182,18 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let result = match cli.command.unwrap_or(Command::Status) {
-        Command::Status => status::status(&root),
-        Command::Check { lesson, kafka } => commands::check(&root, &lesson, kafka),
+    let command = cli.command.unwrap_or(Command::Status);
+    if cli.format == Format::Json && !matches!(command, Command::Status | Command::Check { .. }) {
+        eprintln!(
+            "{} --format json is for `cargo workbook check NN` and `cargo workbook` (the \
+             status); the other commands print words only",
+            console::style("error:").red().bold()
+        );
+        return ExitCode::from(2);
+    }
+    let result = match command {
+        Command::Status => status::status(&root, cli.format),
+        Command::Check { lesson, kafka } => commands::check(&root, &lesson, kafka, cli.format),
         Command::Watch { lesson } => commands::watch(&root, lesson.as_deref()),
         Command::Hint { lesson } => commands::hint(&root, &lesson),
         Command::Reset { lesson } => commands::reset(&root, &lesson),

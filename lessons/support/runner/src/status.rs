@@ -11,8 +11,11 @@ use std::process::ExitCode;
 use console::style;
 
 use crate::catalog::{LESSONS, Lesson};
+use serde::Serialize;
+
+use crate::Format;
 use crate::progress::{Progress, fingerprint};
-use crate::tests_run;
+use crate::{results, tests_run};
 
 /// What the table says of one lesson.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,9 +42,10 @@ impl Row {
     }
 }
 
-pub fn status(root: &Path) -> Result<ExitCode, String> {
+pub fn status(root: &Path, format: Format) -> Result<ExitCode, String> {
     let mut progress = Progress::load(root);
     let mut rows = Vec::new();
+    let mut checked = None;
     for lesson in LESSONS {
         let print = fingerprint(&lesson.inputs(root));
         let row = match progress.cached_verdict(lesson, &print) {
@@ -53,7 +57,15 @@ pub fn status(root: &Path) -> Result<ExitCode, String> {
                     lesson.number,
                     lesson.exercise_package()
                 );
-                let verdict = tests_run::run(root, lesson)?;
+                let verdict = match format {
+                    Format::Text => tests_run::run(root, lesson)?,
+                    Format::Json => {
+                        let package = lesson.exercise_package();
+                        let (results, verdict) = results::run(root, lesson, &package, &[])?;
+                        checked = Some(results);
+                        verdict
+                    }
+                };
                 if crate::commands::worth_remembering(&verdict) {
                     let entry = progress.entry(lesson);
                     entry.fingerprint = print;
@@ -67,8 +79,48 @@ pub fn status(root: &Path) -> Result<ExitCode, String> {
         rows.push((lesson, row));
     }
     progress.save(root)?;
-    print!("{}", table(&rows, true));
+    match format {
+        Format::Text => print!("{}", table(&rows, true)),
+        Format::Json => println!("{}", results::to_json(&as_data(&rows, checked))),
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The status as data: every lesson's row, the next lesson, and the results of the lesson it
+/// checked now, if it checked one (a verdict it already knew is not run again).
+#[derive(Debug, Serialize)]
+pub struct StatusData {
+    pub lessons: Vec<LessonRow>,
+    /// The first lesson not solved; `null` once every exercise is.
+    pub next: Option<&'static str>,
+    pub checked: Option<results::Results>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct LessonRow {
+    pub number: &'static str,
+    pub key: &'static str,
+    pub title: &'static str,
+    /// As the table says it: "solved", "not yet", "does not compile", "not checked",
+    /// "edited, unchecked".
+    pub exercise: String,
+}
+
+fn as_data(rows: &[(&'static Lesson, Row)], checked: Option<results::Results>) -> StatusData {
+    StatusData {
+        lessons: (rows.iter())
+            .map(|(lesson, row)| LessonRow {
+                number: lesson.number,
+                key: lesson.key,
+                title: lesson.title,
+                exercise: row.word().to_string(),
+            })
+            .collect(),
+        next: (rows.iter())
+            .find(|(_, row)| !row.solved())
+            .map(|(l, _)| l.number),
+        checked,
+    }
 }
 
 /// The table and what to do next. Sized for an 80-column terminal: the verdict before the

@@ -55,6 +55,25 @@ pub fn test_package(
     extra: &[&str],
     env: &[(&str, &str)],
 ) -> Result<Verdict, String> {
+    Ok(verdict_of(&supervised(root, package, extra, env)?))
+}
+
+/// The verdict of a supervised run.
+pub fn verdict_of(finished: &supervise::Finished) -> Verdict {
+    match &finished.stalled {
+        Some(stall) => did_not_finish(stall),
+        None => read_verdict(&finished.output),
+    }
+}
+
+/// `cargo test -p <package> [extra…]`, with the variables `env`, supervised: what it printed,
+/// and whether the runner stopped it.
+pub fn supervised(
+    root: &Path,
+    package: &str,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> Result<supervise::Finished, String> {
     let mut command = cargo(root);
     command
         .args(["test", "--color", "never", "-p", package])
@@ -66,11 +85,7 @@ pub fn test_package(
     // Each test has a deadline of its own in the kit (60 s), which ends its process with a
     // message naming it; this bound is for whatever the kit cannot see.
     let limit = progress_clock::quiet_limit();
-    let finished = supervise::run(command, limit, Some(progress)).map_err(cargo_missing)?;
-    Ok(match finished.stalled {
-        Some(stall) => did_not_finish(&stall),
-        None => read_verdict(&finished.output),
-    })
+    supervise::run(command, limit, Some(progress)).map_err(cargo_missing)
 }
 
 /// The cargo that started us (`cargo workbook` sets `CARGO`), or the one on the PATH.
@@ -143,7 +158,7 @@ pub fn read_verdict(output: &Output) -> Verdict {
 
 /// The kit's deadline (`kit::DID_NOT_FINISH`) ended the test process; its message names the
 /// test and says what a test that never ends usually waits on.
-fn stopped_by_the_kit(stderr: &str) -> Option<Failure> {
+pub fn stopped_by_the_kit(stderr: &str) -> Option<Failure> {
     const DID_NOT_FINISH: &str = "did not finish within";
     let lines: Vec<&str> = stderr.lines().collect();
     let first = lines

@@ -54,7 +54,7 @@ pub fn watch(root: &Path, start: &'static Lesson) -> Result<ExitCode, String> {
                     "{}",
                     style(format!("── lesson {}: {}", lesson.number, lesson.title)).bold()
                 );
-                commands::check(root, lesson.number, false)?;
+                commands::check(root, lesson.number, false, crate::Format::Text)?;
             }
             Action::Hint => {
                 commands::hint(root, lesson.number)?;

@@ -249,3 +249,18 @@ fn runs_below_one_are_refused_in_one_format_with_one_exit_code() {
         assert!(!run.stderr.contains("-- -1"), "{}", run.stderr);
     }
 }
+
+/// JSON is for the verdicts only; any other command asked for it says so, prints nothing on
+/// standard output (a tool would try to read it), and exits as for any bad input.
+#[test]
+fn json_is_refused_for_commands_that_print_no_verdict() {
+    let state = tempfile::tempdir().unwrap();
+    let run = workbook(&state, &["hint", "01", "--format", "json"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr.contains("--format json is for `cargo workbook check NN`"),
+        "{}",
+        run.stderr
+    );
+}

@@ -1,0 +1,331 @@
+//! A verdict as data, for editors, graders and the class report: `cargo workbook check NN
+//! --format json`, shaped like the results.json of Exercism's test runners (version 3: a
+//! status for the whole run, and per test its name, status, message, output and test code),
+//! with what this workbook knows besides: for each failing test, the violation as the test
+//! made it (its kind, the section of the chapter it cites, its trace step by step, and its
+//! statements), which the kit writes when `WORKBOOK_VERDICTS` asks for it. Nothing here reads
+//! a violation back out of the printed message. `results.schema.json`, beside this crate's
+//! manifest, is the shape; the runner's tests hold its real output to it.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::catalog::Lesson;
+use crate::supervise::Finished;
+use crate::tests_run::{self, Verdict};
+
+/// The run, as JSON.
+#[derive(Debug, Serialize)]
+pub struct Results {
+    /// Exercism's version of the format, whose fields these keep.
+    pub version: u32,
+    /// `pass`: every test passed; `fail`: some failed; `error`: the tests could not all run
+    /// (the exercise does not compile, or a test was stopped at its deadline).
+    pub status: Status,
+    /// Why the status is `error`: the compiler's errors, or what stopped the tests.
+    pub message: Option<String>,
+    pub lesson: LessonShown,
+    /// Every test that finished, by name, then any that were stopped.
+    pub tests: Vec<TestResult>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Pass,
+    Fail,
+    Error,
+}
+
+#[derive(Debug, Serialize)]
+pub struct LessonShown {
+    pub number: &'static str,
+    pub key: &'static str,
+    pub title: &'static str,
+    pub chapter: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct TestResult {
+    pub name: String,
+    /// `error`: the test did not finish (its deadline, or the runner's, stopped it).
+    pub status: Status,
+    /// What the test printed as it failed: the teaching message, its trace included.
+    pub message: Option<String>,
+    /// Anything else it printed; these tests print nothing but their failure.
+    pub output: Option<String>,
+    /// What the test plays: its spec (the sessions, and its permutation), or its line of the
+    /// lesson's `tests.list` for a scenario written in Rust.
+    pub test_code: String,
+    /// The violation it failed with, as the test made it (`null` when it failed otherwise: a
+    /// panic, a deadline).
+    pub violation: Option<Value>,
+}
+
+/// Runs `package`'s tests (`cargo test -p PACKAGE EXTRA…`) for `lesson`, with the kit asked to
+/// write each failing test's violation and to record statements: the results, and the verdict
+/// the words would have given.
+pub fn run(
+    root: &Path,
+    lesson: &'static Lesson,
+    package: &str,
+    extra: &[&str],
+) -> Result<(Results, Verdict), String> {
+    let env = environment(root, lesson)?;
+    let shown: Vec<(&str, &str)> = (env.iter())
+        .map(|(name, path)| (*name, path.to_str().unwrap_or_default()))
+        .collect();
+    let finished = tests_run::supervised(root, package, extra, &shown)?;
+    let results = of(root, lesson, &finished, &env[0].1);
+    Ok((results, tests_run::verdict_of(&finished)))
+}
+
+/// The results as the runner prints them.
+pub fn to_json(results: &impl Serialize) -> String {
+    serde_json::to_string_pretty(results).unwrap_or_default()
+}
+
+/// What a run needs from the environment: where the kit writes the violations, and where the
+/// statements it records go (recording is on, so each violation carries its statements).
+pub fn environment(root: &Path, lesson: &Lesson) -> Result<Vec<(&'static str, PathBuf)>, String> {
+    let scratch = root.join("target").join("workbook").join("results");
+    let verdicts = scratch.join(lesson.folder).join("verdicts");
+    let statements = scratch.join(lesson.folder).join("statements");
+    for folder in [&verdicts, &statements] {
+        // A file left by an earlier run would be taken for this run's.
+        match std::fs::remove_dir_all(folder) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(format!("could not empty {}: {e}", folder.display()));
+            }
+            _ => {}
+        }
+    }
+    Ok(vec![
+        ("WORKBOOK_VERDICTS", verdicts),
+        ("WORKBOOK_STATEMENTS", statements),
+    ])
+}
+
+/// The results of `finished`, a run of `lesson`'s tests with [`environment`].
+pub fn of(root: &Path, lesson: &'static Lesson, finished: &Finished, verdicts: &Path) -> Results {
+    let verdict = tests_run::verdict_of(finished);
+    let stdout = String::from_utf8_lossy(&finished.output.stdout);
+    let stderr = String::from_utf8_lossy(&finished.output.stderr);
+    let failures = match &verdict {
+        Verdict::Failing(failures) => failures.clone(),
+        _ => Vec::new(),
+    };
+    let code = TestCode::read(root, lesson);
+    let mut tests: Vec<TestResult> = finished_tests(&stdout)
+        .into_iter()
+        .map(|(name, passed)| {
+            let failure = failures.iter().find(|f| f.test == name);
+            TestResult {
+                status: if passed { Status::Pass } else { Status::Fail },
+                message: failure.map(|f| printed(&f.message)),
+                output: None,
+                test_code: code.of(&name),
+                violation: (!passed).then(|| violation(verdicts, &name)).flatten(),
+                name,
+            }
+        })
+        .collect();
+    // libtest reports tests in the order they finished, which varies from run to run.
+    tests.sort_by(|a, b| a.name.cmp(&b.name));
+    let stopped = match (&finished.stalled, tests_run::stopped_by_the_kit(&stderr)) {
+        (None, Some(stopped)) => Some(vec![(stopped.test, stopped.message)]),
+        (Some(stall), _) => {
+            let why = match &verdict {
+                Verdict::Failing(failures) => failures[0].message.clone(),
+                _ => String::new(),
+            };
+            Some(
+                (stall.still_running.iter())
+                    .map(|t| (t.clone(), why.clone()))
+                    .collect(),
+            )
+        }
+        (None, None) => None,
+    };
+    let (status, message) = match (&verdict, &stopped) {
+        (Verdict::DoesNotCompile(errors), _) => (Status::Error, Some(errors.clone())),
+        (_, Some(stopped)) => {
+            for (name, why) in stopped {
+                tests.push(TestResult {
+                    name: name.clone(),
+                    status: Status::Error,
+                    message: Some(why.clone()),
+                    output: None,
+                    test_code: code.of(name),
+                    violation: None,
+                });
+            }
+            let names: Vec<&str> = stopped.iter().map(|(name, _)| name.as_str()).collect();
+            let message = format!(
+                "the tests were stopped: {} did not finish, so the tests after it did not run",
+                names.join(", ")
+            );
+            (Status::Error, Some(message))
+        }
+        (Verdict::Solved, None) => (Status::Pass, None),
+        (Verdict::Failing(failures), None) => {
+            // A failure libtest did not name (cargo itself failed): said as the run's.
+            let unnamed = failures.iter().find(|f| f.test == "(cargo test)");
+            match unnamed {
+                Some(failure) if tests.is_empty() => (Status::Error, Some(failure.message.clone())),
+                _ => (Status::Fail, None),
+            }
+        }
+    };
+    Results {
+        version: 3,
+        status,
+        message,
+        lesson: LessonShown {
+            number: lesson.number,
+            key: lesson.key,
+            title: lesson.title,
+            chapter: lesson.chapter(),
+        },
+        tests,
+    }
+}
+
+/// `test NAME ... ok` / `... FAILED` lines: each finished test, and whether it passed. An
+/// ignored test did not run, so it is no result.
+fn finished_tests(stdout: &str) -> Vec<(String, bool)> {
+    (stdout.lines())
+        .filter_map(|line| {
+            let rest = line.strip_prefix("test ")?;
+            let (name, result) = rest.rsplit_once(" ... ")?;
+            match result {
+                "ok" => Some((name.to_string(), true)),
+                "FAILED" => Some((name.to_string(), false)),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// A failure as libtest printed it, without the `Error: ` a failing `Result` opens with.
+fn printed(message: &str) -> String {
+    message
+        .strip_prefix("Error: ")
+        .unwrap_or(message)
+        .to_string()
+}
+
+/// The violation the kit wrote for `test` (`a::b` is written `a-b`), if it wrote one.
+fn violation(verdicts: &Path, test: &str) -> Option<Value> {
+    let file = verdicts.join(format!("{}.json", test.replace("::", "-")));
+    let text = std::fs::read_to_string(file).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+/// Where each test of a lesson comes from: its `tests.list`, and the specs it names.
+struct TestCode {
+    list: String,
+    specs: Vec<(PathBuf, String)>,
+}
+
+impl TestCode {
+    fn read(root: &Path, lesson: &Lesson) -> TestCode {
+        let dir = lesson.lesson_dir(root);
+        let list = std::fs::read_to_string(dir.join("tests.list")).unwrap_or_default();
+        // Lessons 02 to 05 share the order saga's specs.
+        let folders = [dir.join("specs"), root.join("lessons/order-saga/specs")];
+        let mut specs = Vec::new();
+        for folder in folders {
+            let Ok(entries) = std::fs::read_dir(&folder) else {
+                continue;
+            };
+            let mut files: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+            files.sort();
+            for file in files
+                .into_iter()
+                .filter(|f| f.extension().is_some_and(|e| e == "spec"))
+            {
+                if let Ok(text) = std::fs::read_to_string(&file) {
+                    specs.push((file, text));
+                }
+            }
+        }
+        TestCode { list, specs }
+    }
+
+    /// The code of the test `name` (a case of a test, `name::case_1…`, is its test's).
+    fn of(&self, name: &str) -> String {
+        let base = name.split("::").next().unwrap_or(name);
+        let words = |line: &str| line.split_whitespace().any(|w| w == base);
+        // A spec test renamed in the list (`spec FILE TEST as NAME`) plays TEST.
+        let listed = (self.list.lines()).find(|l| !l.starts_with('#') && words(l));
+        let played = match listed.map(|l| l.split_whitespace().collect::<Vec<_>>()) {
+            Some(w) if w.first() == Some(&"rust") => return listed.unwrap_or_default().to_string(),
+            Some(w) if w.first() == Some(&"spec") && w.len() > 2 => w[2].to_string(),
+            _ => base.to_string(),
+        };
+        for (file, text) in &self.specs {
+            if let Some(code) = spec_test(text, &played) {
+                let shown = file
+                    .file_name()
+                    .map(|f| f.to_string_lossy())
+                    .unwrap_or_default();
+                return format!("# {shown}\n{code}");
+            }
+        }
+        listed.unwrap_or(base).to_string()
+    }
+}
+
+/// The sessions of a spec and the permutation whose `test` is `test`, without comments.
+fn spec_test(text: &str, test: &str) -> Option<String> {
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .collect();
+    let named = lines
+        .iter()
+        .position(|l| l.split_whitespace().collect::<Vec<_>>() == ["test", test])?;
+    let starts = lines[..named]
+        .iter()
+        .rposition(|l| l.starts_with("permutation"))?;
+    let ends = (lines[named..].iter())
+        .position(|l| l.starts_with("permutation"))
+        .map_or(lines.len(), |n| named + n);
+    let sessions_end = lines.iter().position(|l| l.starts_with("permutation"))?;
+    let mut code: Vec<&str> = lines[..sessions_end].to_vec();
+    code.extend(&lines[starts..ends]);
+    let code = code.join("\n");
+    Some(code.trim().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finished_tests_are_read_with_their_result_and_ignored_ones_left_out() {
+        let stdout = "running 3 tests\ntest a ... ok\ntest b::case_1 ... FAILED\n\
+                      test c ... ignored\n\ntest result: FAILED.";
+        assert_eq!(
+            finished_tests(stdout),
+            vec![("a".to_string(), true), ("b::case_1".to_string(), false)]
+        );
+    }
+
+    #[test]
+    fn a_spec_tests_code_is_its_sessions_and_its_permutation() {
+        let spec = "# why\nsession s\nstep a { SELECT 1 }\n\npermutation a\ntest first\n\
+                    expect solution holds\n\npermutation a a2\ntest second\nexpect exercise X\n";
+        let code = spec_test(spec, "second").unwrap();
+        assert!(code.starts_with("session s\nstep a { SELECT 1 }"), "{code}");
+        assert!(
+            code.ends_with("permutation a a2\ntest second\nexpect exercise X"),
+            "{code}"
+        );
+        assert!(!code.contains("first"), "{code}");
+        assert!(!code.contains("# why"), "{code}");
+    }
+}
