@@ -259,7 +259,8 @@ fn json_is_refused_for_commands_that_print_no_verdict() {
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert_eq!(run.stdout, "");
     assert!(
-        run.stderr.contains("--format json is for `cargo workbook check NN`"),
+        run.stderr
+            .contains("--format json is for `cargo workbook check NN`"),
         "{}",
         run.stderr
     );
