@@ -284,14 +284,9 @@ pub(crate) const WRITE_TO: &str = "WORKBOOK_STATEMENTS";
 /// what libtest names a test's thread. A file that cannot be written is said on stderr: the
 /// test itself is not at fault.
 pub(crate) fn write_out(statements: &Statements) {
-    let Some(folder) = std::env::var_os(WRITE_TO) else {
+    let Some((folder, test)) = crate::words::reported::this_tests_folder(WRITE_TO) else {
         return;
     };
-    let folder = std::path::PathBuf::from(folder);
-    let test = std::thread::current()
-        .name()
-        .unwrap_or("scenario")
-        .replace("::", "-");
     let written = std::fs::create_dir_all(&folder).and_then(|()| {
         let mut n = 1;
         let stem = loop {

@@ -79,14 +79,9 @@ impl<'a> Reported<'a> {
     /// thread) into the folder `WORKBOOK_VERDICTS` names, if it names one. A file that cannot
     /// be written is said on stderr: the test's own verdict stands.
     pub(crate) fn write_out(&self) {
-        let Some(folder) = std::env::var_os(WRITE_TO) else {
+        let Some((folder, test)) = this_tests_folder(WRITE_TO) else {
             return;
         };
-        let folder = std::path::PathBuf::from(folder);
-        let test = std::thread::current()
-            .name()
-            .unwrap_or("test")
-            .replace("::", "-");
         let json = serde_json::to_string_pretty(self).unwrap_or_default();
         let written = std::fs::create_dir_all(&folder)
             .and_then(|()| std::fs::write(folder.join(format!("{test}.json")), json));
@@ -97,4 +92,16 @@ impl<'a> Reported<'a> {
             );
         }
     }
+}
+
+/// The folder the variable `variable` names, if it names one, and the running test's name as
+/// a file stem: the thread's name, which is what libtest names a test's thread (`a::b` is
+/// written `a-b`).
+pub(crate) fn this_tests_folder(variable: &str) -> Option<(std::path::PathBuf, String)> {
+    let folder = std::path::PathBuf::from(std::env::var_os(variable)?);
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("test")
+        .replace("::", "-");
+    Some((folder, test))
 }
