@@ -121,13 +121,20 @@ pub fn of(root: &Path, lesson: &'static Lesson, finished: &Finished, verdicts: &
     let mut tests: Vec<TestResult> = finished_tests(&stdout)
         .into_iter()
         .map(|(name, passed)| {
-            let failure = failures.iter().find(|f| f.test == name);
+            let violation = (!passed).then(|| violation(verdicts, &name)).flatten();
+            let printed = (failures.iter().find(|f| f.test == name)).map(|f| printed(&f.message));
+            // libtest prints a failure's message once every test has finished: a run stopped
+            // before that leaves only the violation's own words, if the test made one.
+            let unprinted = || match violation.as_ref().and_then(|v| v["message"].as_str()) {
+                Some(message) => message.to_string(),
+                None => "it failed, and the run was stopped before its message was printed".into(),
+            };
             TestResult {
                 status: if passed { Status::Pass } else { Status::Fail },
-                message: failure.map(|f| printed(&f.message)),
+                message: (!passed).then(|| printed.unwrap_or_else(unprinted)),
                 output: None,
                 test_code: code.of(&name),
-                violation: (!passed).then(|| violation(verdicts, &name)).flatten(),
+                violation,
                 name,
             }
         })
@@ -312,6 +319,61 @@ mod tests {
         assert_eq!(
             finished_tests(stdout),
             vec![("a".to_string(), true), ("b::case_1".to_string(), false)]
+        );
+    }
+
+    /// The kit's deadline ends the test process before libtest prints any failure's message:
+    /// a test that had failed by then still says why (its violation's words), and the stopped
+    /// one is the run's error.
+    #[test]
+    fn a_run_stopped_at_a_deadline_says_why_each_test_did_not_pass() {
+        use std::os::unix::process::ExitStatusExt;
+        let verdicts = tempfile::tempdir().unwrap();
+        std::fs::write(
+            verdicts.path().join("lost-case_1.json"),
+            r#"{"kind": "Lost", "message": "the event was lost"}"#,
+        )
+        .unwrap();
+        let finished = Finished {
+            output: std::process::Output {
+                status: std::process::ExitStatus::from_raw(256),
+                stdout: b"running 3 tests\ntest fine ... ok\ntest lost::case_1 ... FAILED\n\
+                          test unread ... FAILED\n"
+                    .to_vec(),
+                stderr: b"workbook: the test `slow` did not finish within 5 s, so its test \
+                          process was stopped.\nerror: test failed\n"
+                    .to_vec(),
+            },
+            stalled: None,
+        };
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
+        let results = of(
+            &root,
+            &crate::catalog::LESSONS[0],
+            &finished,
+            verdicts.path(),
+        );
+        assert_eq!(results.status, Status::Error);
+        let said: Vec<(&str, Status, Option<&str>)> = (results.tests.iter())
+            .map(|t| (t.name.as_str(), t.status, t.message.as_deref()))
+            .collect();
+        assert_eq!(said[0], ("fine", Status::Pass, None));
+        assert_eq!(
+            said[1],
+            ("lost::case_1", Status::Fail, Some("the event was lost"))
+        );
+        assert_eq!(said[2].0, "unread");
+        assert!(
+            said[2]
+                .2
+                .unwrap()
+                .contains("stopped before its message was printed")
+        );
+        assert_eq!(said[3].0, "slow");
+        assert_eq!(said[3].1, Status::Error);
+        assert!(
+            said[3].2.unwrap().contains("did not finish within 5 s"),
+            "{said:?}"
         );
     }
 
