@@ -2,6 +2,7 @@
 
 mod building;
 mod catalog;
+mod class;
 mod commands;
 mod dev;
 mod progress;
@@ -145,6 +146,20 @@ enum Command {
         /// The test's name, as `cargo workbook check` and `cargo test` print it.
         test: String,
     },
+    /// Instructors: a report on a class. DIR holds one checkout of the workbook per student (a
+    /// git clone, or an unpacked archive); writes target/workbook/class/report.html and
+    /// report.csv: per student, the lessons solved, the kinds of violation each unsolved
+    /// handler shows, and the lines between their code and the solutions.
+    Class {
+        dir: String,
+        /// Run checkouts that changed files other than their handlers (an edited test, an
+        /// added build script) too: their code runs on this machine as it is.
+        #[arg(long)]
+        trust: bool,
+        /// Each test's deadline, in seconds: a handler that loops is stopped after it.
+        #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
+        deadline: u64,
+    },
     /// Run a lesson's race and fault tests K times against the exercise and the solution.
     Repeat {
         lesson: String,
@@ -216,6 +231,11 @@ fn main() -> ExitCode {
             port,
         } => dev::serve(&root, &lesson, mine, fresh, port),
         Command::Break { lesson, file } => dev::breaking(&root, &lesson, &file),
+        Command::Class {
+            dir,
+            trust,
+            deadline,
+        } => class::class(&root, &dir, trust, deadline),
         Command::Trace { lesson, test } => crate::trace::trace(&root, &lesson, &test),
         Command::Repeat {
             lesson,
