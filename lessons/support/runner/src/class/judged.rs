@@ -150,6 +150,9 @@ impl Runs<'_> {
         // The class's own target: a student's build must never land in the teacher's.
         vars.push(("CARGO_TARGET_DIR", &target));
         vars.push(("WORKBOOK_TEST_DEADLINE", &deadline));
+        // Incremental compilation pays off for one author editing one crate; a class's
+        // crates are each built once per student, and its caches would hold a gigabyte.
+        vars.push(("CARGO_INCREMENTAL", "0"));
         let package = lesson.exercise_package();
         match tests_run::supervised(self.work, &package, &[], &vars) {
             Ok(finished) => outcome_of(&results::of(self.work, lesson, &finished, &verdicts)),
