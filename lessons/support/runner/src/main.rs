@@ -146,11 +146,15 @@ enum Command {
         /// The test's name, as `cargo workbook check` and `cargo test` print it.
         test: String,
     },
-    /// Instructors: a report on a class. DIR holds one checkout of the workbook per student (a
-    /// git clone, or an unpacked archive); writes target/workbook/class/report.html and
-    /// report.csv: per student, the lessons solved, the kinds of violation each unsolved
-    /// handler shows, and the lines between their code and the solutions.
+    /// Instructors: a report on a class of checkouts (HTML and CSV).
+    ///
+    /// Writes target/workbook/class/report.html and report.csv: per student, the lessons
+    /// solved, the kinds of violation each unsolved handler shows, and the lines between their
+    /// code and the solutions. Each student's code runs in a working copy under
+    /// target/workbook/class/, never in this checkout, with a deadline per test.
     Class {
+        /// The class: one folder per student, each a git clone of the workbook or an archive
+        /// of it unpacked into the folder.
         dir: String,
         /// Run checkouts that changed files other than their handlers (an edited test, an
         /// added build script) too: their code runs on this machine as it is.
