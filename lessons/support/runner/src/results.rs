@@ -39,11 +39,29 @@ pub enum Status {
     Error,
 }
 
+/// A lesson as tools name it: the same three fields wherever the runner's JSON names one
+/// (a run's lesson, a row of the status).
 #[derive(Debug, Serialize)]
-pub struct LessonShown {
+pub struct LessonNamed {
     pub number: &'static str,
     pub key: &'static str,
     pub title: &'static str,
+}
+
+impl From<&'static Lesson> for LessonNamed {
+    fn from(lesson: &'static Lesson) -> Self {
+        LessonNamed {
+            number: lesson.number,
+            key: lesson.key,
+            title: lesson.title,
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct LessonShown {
+    #[serde(flatten)]
+    pub named: LessonNamed,
     pub chapter: String,
 }
 
@@ -191,9 +209,7 @@ pub fn of(root: &Path, lesson: &'static Lesson, finished: &Finished, verdicts: &
         status,
         message,
         lesson: LessonShown {
-            number: lesson.number,
-            key: lesson.key,
-            title: lesson.title,
+            named: lesson.into(),
             chapter: lesson.chapter(),
         },
         tests,

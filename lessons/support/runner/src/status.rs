@@ -98,9 +98,8 @@ pub struct StatusData {
 
 #[derive(Debug, Serialize)]
 pub struct LessonRow {
-    pub number: &'static str,
-    pub key: &'static str,
-    pub title: &'static str,
+    #[serde(flatten)]
+    pub named: results::LessonNamed,
     /// As the table says it: "solved", "not yet", "does not compile", "not checked",
     /// "edited, unchecked".
     pub exercise: String,
@@ -110,9 +109,7 @@ fn as_data(rows: &[(&'static Lesson, Row)], checked: Option<results::Results>) -
     StatusData {
         lessons: (rows.iter())
             .map(|(lesson, row)| LessonRow {
-                number: lesson.number,
-                key: lesson.key,
-                title: lesson.title,
+                named: (*lesson).into(),
                 exercise: row.word().to_string(),
             })
             .collect(),
