@@ -17,7 +17,9 @@
 //! the diff patches; `expect` is `equivalent` (a
 //! different but correct fix: it must pass everything) or `caught <Kind>[|<Kind>…] "<words>"…`
 //! (every failing scenario fails with one of those kinds of violation, and its message contains
-//! the words).
+//! the words). Two optional lines: `caught-by: TEST`, the test that catches it (the quick sweep
+//! plays only that one), and `fails: TEST TEST …`, every test it fails, for the book to count
+//! (the full sweep holds the list to what the suite did).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -364,28 +366,32 @@ impl Entry {
             ))
         };
         let by = optional("caught-by");
-        if let Some(unknown) = by.as_ref().filter(|name| !tests.contains(name)) {
+        let fails: Option<Vec<String>> =
+            optional("fails").map(|list| list.split_whitespace().map(str::to_string).collect());
+        let named = by.iter().chain(fails.iter().flatten());
+        if let Some(unknown) = named.into_iter().find(|name| !tests.contains(name)) {
             fail(format!(
-                "caught-by names {unknown}, which is not a test of the lesson's exercise-tests.rs \
-                 (name it as `cargo test` prints it)"
+                "the header names {unknown}, which is not a test of the lesson's \
+                 exercise-tests.rs (name it as `cargo test` prints it)"
             ));
         }
         Entry {
             story: field("story"),
-            expect: expectation(&field("expect"), by.as_deref()).unwrap_or_else(|e| fail(e)),
+            expect: expectation(&field("expect"), by.as_deref(), fails.as_deref())
+                .unwrap_or_else(|e| fail(e)),
             handler,
             migrations,
         }
     }
 }
 
-/// `equivalent`, or `caught Kind|OtherKind "words" "more words"` (caught by the test `by`, if
-/// the header names one), as Rust.
-fn expectation(text: &str, by: Option<&str>) -> Result<String, String> {
+/// `equivalent`, or `caught Kind|OtherKind "words" "more words"` (caught by the test `by`, and
+/// failing the tests `fails`, if the header names them), as Rust.
+fn expectation(text: &str, by: Option<&str>, fails: Option<&[String]>) -> Result<String, String> {
     if text == "equivalent" {
-        if by.is_some() {
+        if by.is_some() || fails.is_some() {
             return Err(
-                "a correct fix (`equivalent`) is caught by nothing: drop `caught-by:`".into(),
+                "a correct fix (`equivalent`) fails nothing: drop `caught-by:` and `fails:`".into(),
             );
         }
         return Ok("Expect::Equivalent".into());
@@ -401,8 +407,12 @@ fn expectation(text: &str, by: Option<&str>) -> Result<String, String> {
         .filter(|(i, _)| i % 2 == 1)
         .map(|(_, w)| w)
         .collect();
+    let fails = match fails {
+        Some(tests) => format!("Some(&{tests:?})"),
+        None => "None".into(),
+    };
     Ok(format!(
-        "Expect::Caught {{ kinds: &{kinds:?}, words: &{words:?}, by: {by:?} }}"
+        "Expect::Caught {{ kinds: &{kinds:?}, words: &{words:?}, by: {by:?}, fails: {fails} }}"
     ))
 }
 

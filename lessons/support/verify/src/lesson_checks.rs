@@ -15,6 +15,7 @@ macro_rules! lesson {
     ) => {
         pub const LESSON: $crate::Lesson = $crate::Lesson {
             number: $number,
+            tests: TESTS,
             probes,
         };
 

@@ -30,6 +30,9 @@ pub enum Expect {
         /// The test that catches it, as its header's `caught-by:` names it, if it does. The
         /// quick sweep plays only that one; the full sweep checks that it fails it.
         by: Option<&'static str>,
+        /// Every test it fails, as its header's `fails:` lists them, if it does: the book
+        /// counts them (`<!-- count: fails NAME -->`), and the full sweep checks the list.
+        fails: Option<&'static [&'static str]>,
     },
 }
 
@@ -202,7 +205,12 @@ pub async fn check(fix: &WrongFix, run: Run, sweep: Sweep) -> Result<(), Complai
                 first.scenario, first.message
             ))),
         },
-        Expect::Caught { kinds, words, by } => {
+        Expect::Caught {
+            kinds,
+            words,
+            by,
+            fails,
+        } => {
             if failed.is_empty() && by.is_none() {
                 return Err(Complaint(format!(
                     "{about}: a wrong fix, and every scenario of the lesson lets it through"
@@ -230,6 +238,19 @@ pub async fn check(fix: &WrongFix, run: Run, sweep: Sweep) -> Result<(), Complai
                     return Err(Complaint(format!(
                         "{about}: caught, but the message of {} lacks {missing:?}:\n{}",
                         f.scenario, f.message
+                    )));
+                }
+            }
+            // Only the full sweep plays every test, so only it can hold the list.
+            if let Some(listed) = fails.filter(|_| sweep == Sweep::Full) {
+                let mut seen: Vec<&str> = failed.iter().map(|f| f.scenario).collect();
+                let mut listed = listed.to_vec();
+                seen.sort_unstable();
+                listed.sort_unstable();
+                if seen != listed {
+                    return Err(Complaint(format!(
+                        "{about}: its header's `fails:` lists {listed:?}, but the suite failed \
+                         it in {seen:?}: the book counts that list, so correct it"
                     )));
                 }
             }

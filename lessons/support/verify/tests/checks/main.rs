@@ -7,5 +7,6 @@ mod answer_after_attempt;
 mod book;
 mod by_hand;
 mod catalog;
+mod counts;
 mod deliver;
 mod shipped;
