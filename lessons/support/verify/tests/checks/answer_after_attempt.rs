@@ -660,3 +660,247 @@ inject((3, \"40001\")); // a test that injects it shows no fix
         .collect();
     assert_eq!(found, expected);
 }
+
+/// A stepper shows the statements a recording holds, and a recording of the solution shows the
+/// fix statement by statement: before "The solution, after your attempt" a chapter steps through
+/// the shipped exercise's recordings (`statements/exercise_…`), never the solution's
+/// (`statements/solution_…`). Any other recording (a half-way fix, an anomaly on the schema
+/// alone) is read as code: none of its statements may hold a clause the fix adds.
+#[test]
+fn no_stepper_before_the_solution_section_plays_the_solution() {
+    let root = workspace_root();
+    let mut problems = Vec::new();
+    for lesson in catalog::LESSONS {
+        let fix = Fix::of(&root, lesson);
+        let path = root.join(lesson.chapter());
+        let chapter = std::fs::read_to_string(&path).unwrap();
+        let sections = citations::sections(&chapter);
+        let Some(solution) = sections.iter().find(|s| s.title == SOLUTION_SECTION) else {
+            continue; // the first test reports a chapter without one
+        };
+        for (n, line) in chapter.lines().enumerate().take(solution.lines.start) {
+            let Some(recording) = recording_included(line) else {
+                continue;
+            };
+            let file = recording.rsplit('/').next().unwrap_or(recording);
+            let code = Code {
+                what: format!("the stepper of {file}"),
+                lines: statements_of(&path, recording)
+                    .into_iter()
+                    .map(|sql| (n + 1, sql))
+                    .collect(),
+            };
+            let shown: Vec<String> = fix.shown_in(&code).into_iter().map(|(_, f)| f).collect();
+            let section = innermost(&sections, n).map_or("", |s| s.title.as_str());
+            if file.starts_with("solution_") {
+                problems.push(format!(
+                    "{}:{}: a stepper plays the solution's recording {file} in \"{section}\", \
+                     before \"{SOLUTION_SECTION}\"{}: step through the shipped exercise's \
+                     recording there, and the solution's after the attempt",
+                    lesson.chapter(),
+                    n + 1,
+                    match shown.is_empty() {
+                        true => String::new(),
+                        false => format!(" (it shows `{}`)", shown.join("`, `")),
+                    }
+                ));
+            } else if !file.starts_with("exercise_") && !shown.is_empty() {
+                problems.push(format!(
+                    "{}:{}: {} shows `{}`, in \"{section}\": the solution adds it and the \
+                     shipped exercise lacks it",
+                    lesson.chapter(),
+                    n + 1,
+                    code.what,
+                    shown.join("`, `")
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The recording `{{#include …/statements/x.snap:5:}}` on `line` includes, if it includes one.
+fn recording_included(line: &str) -> Option<&str> {
+    let target = line.split("{{#include ").nth(1)?.split_once("}}")?.0.trim();
+    let path = target.split(':').next()?;
+    (path.contains("/statements/") && path.ends_with(".snap")).then_some(path)
+}
+
+/// The SQL of every statement a recording holds.
+fn statements_of(chapter: &Path, recording: &str) -> Vec<String> {
+    let file = chapter.parent().unwrap().join(recording);
+    let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    // An insta snapshot: a header between `---` lines, then the JSON.
+    let json = text.splitn(3, "---\n").nth(2).unwrap_or(&text);
+    let recorded: serde_json::Value = serde_json::from_str(json)
+        .unwrap_or_else(|e| panic!("{}: not a recording of statements: {e}", file.display()));
+    (recorded["statements"].as_array().into_iter().flatten())
+        .filter_map(|statement| statement["sql"].as_str())
+        .map(str::to_string)
+        .collect()
+}
+
+const BREAK_SECTION: &str = "Break it yourself";
+const BREAK_ANSWER: &str = "<!-- break-answer:";
+const RE_DERIVED: &str = "re-derived";
+
+/// "Break it yourself" asks the reader for a race of their own, and the chapter must not have
+/// printed its answer already. Each such section names, in a `<!-- break-answer: TEST … -->`
+/// marker, the shipped permutations that answer what it asks: each a permutation of the lesson's
+/// specs that the shipped exercise fails (`check-output.txt`). Above the section the chapter shows
+/// none of them: not the spec's lines that play it, nor its trace, nor its statements, nor its
+/// diagram. Or it says plainly that the reader re-derives a race it has shown: the marker reads
+/// `<!-- break-answer: re-derived TEST -->`, and the section's prose says "re-derive".
+#[test]
+fn break_it_yourself_asks_for_a_race_the_chapter_has_not_shown() {
+    let root = workspace_root();
+    let mut problems = Vec::new();
+    let mut sections_seen = 0;
+    for lesson in catalog::LESSONS {
+        let path = root.join(lesson.chapter());
+        let chapter = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = chapter.lines().collect();
+        let sections = citations::sections(&chapter);
+        let Some(section) = sections.iter().find(|s| s.title == BREAK_SECTION) else {
+            continue;
+        };
+        sections_seen += 1;
+        let at = |n: usize| format!("{}:{}", lesson.chapter(), n + 1);
+        let body = &lines[section.lines.clone()];
+        let Some(marker) = (body.iter())
+            .find_map(|line| line.split(BREAK_ANSWER).nth(1)?.split_once("-->"))
+            .map(|(words, _)| words.split_whitespace().collect::<Vec<_>>())
+        else {
+            problems.push(format!(
+                "{}: \"{BREAK_SECTION}\" does not say which shipped permutation answers it: \
+                 write `{BREAK_ANSWER} TEST -->` in it",
+                at(section.lines.start)
+            ));
+            continue;
+        };
+        let re_derived = marker.contains(&RE_DERIVED);
+        let says_so = body.iter().any(|line| line.contains("re-derive"));
+        if re_derived && !says_so {
+            problems.push(format!(
+                "{}: its marker says the reader re-derives a race the chapter shows, and its \
+                 prose never says so (\"re-derive\")",
+                at(section.lines.start)
+            ));
+        }
+        let failing = failing_tests(&root, lesson);
+        for test in marker.iter().filter(|w| **w != RE_DERIVED) {
+            if !failing.contains(*test) {
+                problems.push(format!(
+                    "{}: its answer {test} is not a test the shipped exercise fails \
+                     (lessons/{}/check-output.txt)",
+                    at(section.lines.start),
+                    lesson.folder
+                ));
+                continue;
+            }
+            let Some(spec_test) = spec_test_of(&root, lesson, test) else {
+                problems.push(format!(
+                    "{}: its answer {test} is played by no spec of the lesson, and `break` \
+                     plays specs",
+                    at(section.lines.start)
+                ));
+                continue;
+            };
+            let shown = (lines.iter().enumerate().take(section.lines.start))
+                .find(|(_, line)| shows_the_answer(&path, line, test, &spec_test));
+            match shown {
+                Some((n, line)) if !re_derived => problems.push(format!(
+                    "{}: \"{BREAK_SECTION}\" asks for the race of {test}, and the chapter shows \
+                     it at line {} (`{}`): ask for a race the chapter has not shown, or say \
+                     plainly that the reader re-derives it (`{BREAK_ANSWER} {RE_DERIVED} \
+                     {test} -->`)",
+                    at(section.lines.start),
+                    n + 1,
+                    line.trim()
+                )),
+                _ => {}
+            }
+        }
+    }
+    assert!(sections_seen > 0, "no chapter has \"{BREAK_SECTION}\"");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The tests the shipped exercise fails, as `check-output.txt` names them.
+fn failing_tests(root: &Path, lesson: &catalog::Lesson) -> BTreeSet<String> {
+    let file = root
+        .join("lessons")
+        .join(lesson.folder)
+        .join("check-output.txt");
+    let text = std::fs::read_to_string(&file).unwrap_or_default();
+    (text.lines())
+        .filter_map(|line| line.strip_prefix("── "))
+        .map(|name| name.trim().to_string())
+        .collect()
+}
+
+/// The name the spec's `test` line gives the permutation that plays the lesson's `test`: its own
+/// name, or, in a lesson whose list plays another folder's specs (`spec FILE TEST as NAME`),
+/// the name there. None when no spec of the lesson plays it.
+fn spec_test_of(root: &Path, lesson: &catalog::Lesson, test: &str) -> Option<String> {
+    let list = std::fs::read_to_string(root.join("lessons").join(lesson.folder).join("tests.list"))
+        .unwrap_or_default();
+    let renamed = list.lines().find_map(|line| {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            ["spec", _, spec_test, "as", name, ..] if *name == test => Some(spec_test.to_string()),
+            ["spec", _, spec_test, ..] if *spec_test == test => Some(test.to_string()),
+            _ => None,
+        }
+    });
+    let name = renamed.unwrap_or_else(|| test.to_string());
+    let home = if lesson.domain.is_empty() {
+        lesson.folder
+    } else {
+        lesson.domain
+    };
+    let specs = std::fs::read_dir(root.join("lessons").join(home).join("specs")).ok()?;
+    let played = specs.flatten().any(|spec| {
+        std::fs::read_to_string(spec.path())
+            .is_ok_and(|text| text.lines().any(|l| l.trim() == format!("test {name}")))
+    });
+    played.then_some(name)
+}
+
+/// Whether `line` of a chapter shows the race of `test` (`spec_test` in its spec): includes its
+/// trace, its statements or its diagram, or the lines of a spec that play it.
+fn shows_the_answer(chapter: &Path, line: &str, test: &str, spec_test: &str) -> bool {
+    let recorded = format!("_{test}.snap");
+    if line.starts_with("<!-- diagram: ") && line.contains(&recorded) {
+        return true;
+    }
+    let Some(target) = line
+        .split("{{#include ")
+        .nth(1)
+        .and_then(|r| r.split_once("}}"))
+        .map(|(t, _)| t.trim())
+    else {
+        return false;
+    };
+    let (file, anchor) = target.split_once(':').unwrap_or((target, ""));
+    if file.ends_with(&recorded) {
+        return true;
+    }
+    if !file.ends_with(".spec") {
+        return false;
+    }
+    let Ok(text) = std::fs::read_to_string(chapter.parent().unwrap().join(file)) else {
+        return false; // book.rs reports an include that finds nothing
+    };
+    let region: Vec<&str> = if anchor.is_empty() {
+        text.lines().collect()
+    } else {
+        (text.lines())
+            .skip_while(|l| !l.trim_end().ends_with(&format!("ANCHOR: {anchor}")))
+            .take_while(|l| !l.trim_end().ends_with(&format!("ANCHOR_END: {anchor}")))
+            .collect()
+    };
+    region
+        .iter()
+        .any(|l| l.trim() == format!("test {spec_test}"))
+}
