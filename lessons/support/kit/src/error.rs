@@ -21,6 +21,12 @@ pub enum KitError {
     #[error("could not get a PostgreSQL server from {what}: {detail}")]
     Provision { what: String, detail: String },
 
+    /// A spec of sessions could not be played to its end, as PostgreSQL's isolation tester
+    /// would not play it either: a setup failed, a step ran past its time, steps block each
+    /// other.
+    #[error("{0}")]
+    Play(String),
+
     #[error(
         "no Kafka-protocol broker is available for the Kafka track.\n- {} is not set\n- the pinned \
          broker (Tansu {}) is not installed\nGet one in either of two ways:\n  \

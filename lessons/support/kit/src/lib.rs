@@ -40,6 +40,7 @@ pub use engine::script::{NoDelivery, Outcomes, Ran, Script};
 pub use engine::spec;
 pub use engine::statements::{Answer, Statement, Statements, Transaction, recorded};
 pub use engine::subject::{Handler, Subject};
+pub use engine::tester;
 pub use error::KitError;
 pub use servers::backend::{Backend, Server};
 pub use servers::broker::{Broker, broker};

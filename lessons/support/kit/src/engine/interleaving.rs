@@ -25,7 +25,7 @@ pub use session_step::{Rows, StepResult};
 
 /// How long a step may take to finish or to start waiting. Far longer than any step needs (a
 /// few milliseconds); it only bounds how long a broken script takes to say so.
-const STEP_DEADLINE: Duration = Duration::from_secs(20);
+pub(crate) const STEP_DEADLINE: Duration = Duration::from_secs(20);
 
 /// How often the observer looks. Cheap: one catalog query on an idle connection.
 const POLL_EVERY: Duration = Duration::from_millis(1);
@@ -684,13 +684,16 @@ impl Interleaving {
     /// The sessions a worker is waiting on, by name: what any of its sessions waits on, apart
     /// from its own sessions (a worker that waits on itself is stuck, not waiting). The pool's
     /// session comes first. `pg_blocking_pids` is the server's own answer to "who holds the
-    /// lock I want", so this never guesses from timing.
+    /// lock I want", and `pg_safe_snapshot_blocking_pids` to "whose transaction must end before
+    /// my `SERIALIZABLE READ ONLY DEFERRABLE` snapshot is safe" (the two waits PostgreSQL's
+    /// isolation tester watches), so this never guesses from timing.
     async fn blocking(&self, name: &str, backends: &Backends) -> Result<Vec<String>, KitError> {
         let rows = self
             .observer
             .query(
                 &format!(
-                    "SELECT pid, pg_blocking_pids(pid) FROM pg_stat_activity \
+                    "SELECT pid, pg_blocking_pids(pid) || pg_safe_snapshot_blocking_pids(pid) \
+                       FROM pg_stat_activity \
                       WHERE {THE_WORKERS} ORDER BY pid <> $1, pid"
                 ),
                 &[&backends.pid, &backends.application_name],

@@ -12,3 +12,4 @@ pub(crate) mod script;
 pub mod spec;
 pub mod statements;
 pub(crate) mod subject;
+pub mod tester;

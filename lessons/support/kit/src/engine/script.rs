@@ -19,16 +19,22 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
+use std::time::{Duration, Instant};
 
 use sqlx::PgPool;
 
 use crate::engine::commit_points;
-use crate::engine::interleaving::{AfterKill, Interleaving, Session, StepResult, Worker};
+use crate::engine::interleaving::{
+    AfterKill, Interleaving, STEP_DEADLINE, Session, StepResult, Worker,
+};
 use crate::engine::never_ran::{never_cut, never_ran};
 use crate::engine::subject::Handler;
 use crate::error::KitError;
 use crate::servers::database::TestDatabase;
 use crate::servers::relay::Cut;
+
+/// How long a session's next step waits before the steps that block it are looked at again.
+const LOOK_AGAIN_AFTER: Duration = Duration::from_millis(10);
 
 type Delivery<T> = Box<dyn FnOnce(PgPool) -> Pin<Box<dyn Future<Output = T> + Send>> + Send>;
 
@@ -77,6 +83,11 @@ pub struct Script<E, H: Handler<E>> {
     /// How the trace shows a delivery of an event.
     shown: fn(&E) -> String,
     steps: Vec<(String, Action<H::Output>)>,
+    /// Each session's setup, run on its own connection before the first step (a `BEGIN` there
+    /// holds its locks from the start), and each session's teardown, run once the steps are
+    /// done: by session, in the order the script names them.
+    setups: Vec<(String, String)>,
+    teardowns: Vec<(String, String)>,
 }
 
 /// What a played script leaves: each delivery's result (in the order they started, except that
@@ -227,7 +238,22 @@ impl<E: Send + 'static, H: Handler<E>> Script<E, H> {
             handler: handler.clone(),
             shown,
             steps: Vec::new(),
+            setups: Vec::new(),
+            teardowns: Vec::new(),
         }
+    }
+
+    /// `sql` runs on session `session`'s own connection before the first step: it opens the
+    /// session, and what it locks is held from the start.
+    pub fn setup(mut self, session: &str, sql: &str) -> Self {
+        self.setups.push((session.into(), sql.into()));
+        self
+    }
+
+    /// `sql` runs on session `session`'s own connection once the permutation's steps are done.
+    pub fn teardown(mut self, session: &str, sql: &str) -> Self {
+        self.teardowns.push((session.into(), sql.into()));
+        self
     }
 
     /// Step `step`: `sql` in the test's session `session` (opened on first use).
@@ -243,8 +269,8 @@ impl<E: Send + 'static, H: Handler<E>> Script<E, H> {
     /// Step `step`: `sql` in the test's session `session`, which may wait on a lock (the next
     /// step starts once it is seen waiting, and it finishes as soon as what it waits on lets
     /// it) and may fail (its error is its result, in [`Ran::step`]). A session runs one
-    /// statement at a time: a step of a session whose previous step still waits is a broken
-    /// script, and panics saying so.
+    /// statement at a time: as in PostgreSQL's isolation tester, a step of a session whose
+    /// previous step still waits starts once that one has finished.
     pub fn step(mut self, session: &str, step: &str, sql: &str) -> Self {
         let action = Action::Step {
             session: session.into(),
@@ -350,6 +376,14 @@ impl Interleaving {
         let mut pools: Vec<(String, PgPool)> = Vec::new();
         // Workers that returned as soon as they started.
         let mut finished: Vec<String> = Vec::new();
+        for (session, sql) in &script.setups {
+            if let Some(statements) = self.statements() {
+                statements.next_step(session);
+            }
+            let opened = self.session(db, session).await?;
+            self.step(&opened, sql).await?;
+            sessions.insert(session.clone(), opened);
+        }
         for name in permutation.split_whitespace() {
             let action = steps.remove(name).unwrap_or_else(|| {
                 panic!("the permutation {permutation:?} names {name:?}, which is no step or is named twice")
@@ -366,11 +400,19 @@ impl Interleaving {
                     self.step(&sessions[&session], &sql).await?;
                 }
                 Action::Step { session, sql } => {
-                    if let Some((waiting, _)) = (pending.iter()).find(|(_, w)| w.name() == session)
-                    {
-                        panic!(
-                            "step {name:?} runs in {session:?}, whose step {waiting:?} still waits"
-                        );
+                    // Its session's step still waits: it finishes first, however long that
+                    // takes (a deadlock is the server's to break, as it breaks one).
+                    let started = Instant::now();
+                    while pending.iter().any(|(_, w)| w.name() == session) {
+                        if !self.settle_pending(&mut pending, &mut ran).await? {
+                            tokio::time::sleep(LOOK_AGAIN_AFTER).await;
+                        }
+                        if started.elapsed() > STEP_DEADLINE {
+                            return Err(KitError::Stuck {
+                                session,
+                                waited: STEP_DEADLINE,
+                            });
+                        }
                     }
                     if !sessions.contains_key(&session) {
                         let opened = self.session(db, &session).await?;
@@ -509,20 +551,16 @@ impl Interleaving {
             }
             // The step may have released what a session step waited on: it finishes now, so
             // the trace shows it where it happened.
-            for (step, waiting) in std::mem::take(&mut pending) {
-                let mut waiting = waiting;
-                self.settle_step(&mut waiting).await?;
-                if waiting.was_waiting() {
-                    pending.push((step, waiting));
-                } else {
-                    let result = self.finish_step(waiting).await?;
-                    ran.steps.push((step, result));
-                }
-            }
+            self.settle_pending(&mut pending, &mut ran).await?;
         }
         for (step, waiting) in pending {
             let result = self.finish_step(waiting).await?;
             ran.steps.push((step, result));
+        }
+        for (session, sql) in &script.teardowns {
+            if let Some(opened) = sessions.get(session) {
+                self.step(opened, sql).await?;
+            }
         }
         // A delivery still waiting on a scripted session when the permutation ends waits for
         // ever: nothing is left to end that session's transaction. That is the schedule's
@@ -577,6 +615,30 @@ impl Interleaving {
         ran.outcomes
             .sort_by_key(|(name, _)| pools.iter().position(|(started, _)| started == name));
         Ok(ran)
+    }
+}
+
+impl Interleaving {
+    /// Looks again at each session step that waited, in the order they started waiting, as
+    /// the isolation tester does: one that has finished is recorded now, so the trace shows it
+    /// where it happened. Whether any finished.
+    async fn settle_pending<T>(
+        &mut self,
+        pending: &mut Vec<(String, Worker<Result<StepResult, KitError>>)>,
+        ran: &mut Ran<T>,
+    ) -> Result<bool, KitError> {
+        let mut any = false;
+        for (step, mut waiting) in std::mem::take(pending) {
+            self.settle_step(&mut waiting).await?;
+            if waiting.was_waiting() {
+                pending.push((step, waiting));
+            } else {
+                let result = self.finish_step(waiting).await?;
+                ran.steps.push((step, result));
+                any = true;
+            }
+        }
+        Ok(any)
     }
 }
 

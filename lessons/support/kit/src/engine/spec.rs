@@ -1,56 +1,55 @@
-//! A scripted scenario as data: a spec file in the spirit of PostgreSQL's isolation tester
-//! (`src/test/isolation/specs`), which a student can read and write. This file parses one and
-//! checks that it makes sense; playing it is the engine's.
+//! A scripted scenario as data: a spec file in PostgreSQL's isolation-tester dialect
+//! (`src/test/isolation/specs`, read as PostgreSQL 15's `specparse.y` reads it; the grammar is in
+//! [`parse`]), with the workbook's words on top, which a student can read and write. This file
+//! holds a parsed spec and checks that it makes sense; playing it is the engine's: a spec that
+//! delivers, by [`crate::Script`]; a spec of sessions only, exactly as PostgreSQL's tester plays
+//! it, by [`crate::tester`].
 //!
 //! ```text
-//! # Two deliveries of one event, the second while the first is inside its transaction.
-//! setup { INSERT INTO accounts (id) VALUES ('acct-1') }
+//! # Two deliveries of one event, while a holder keeps the account locked.
+//! setup { INSERT INTO accounts (id) VALUES ('acc-2') }
 //!
 //! session holder
-//! step lock   { BEGIN; SELECT 1 FROM accounts WHERE id = 'acct-1' FOR UPDATE }
+//! setup       { BEGIN; SELECT 1 FROM accounts WHERE id = 'acc-1' FOR UPDATE }
 //! step commit { COMMIT }
 //!
 //! session worker-1
-//! step first deliver {"event_id": "evt-1", "account_id": "acct-1", "amount_cents": 100}
+//! step first deliver {"id": "evt-1", "account": "acc-1", "amount_cents": 100}
 //!
 //! session worker-2
-//! step again deliver {"event_id": "evt-1", "account_id": "acct-1", "amount_cents": 100}
+//! step second deliver {"id": "evt-1", "account": "acc-1", "amount_cents": 100}
 //!
-//! session script
-//! step die kill worker-1
-//!
-//! permutation lock first again commit
-//! expect exercise AppliedTwice
+//! permutation first second commit
+//! test a_delivery_racing_the_first_is_refused
+//! story "evt-1 was delivered twice while the account was locked"
+//! expect exercise CreditedMoreThanOnce "credited 2 times"
 //! expect solution holds
 //! ```
 //!
-//! - `setup { SQL }` runs before any session, once; there may be several.
-//! - `session NAME` opens a session; the `step`s after it are its own.
-//! - `step NAME { SQL }` runs SQL on the session's own connection; `step NAME deliver {JSON}` hands
-//!   the lesson's handler one event (or request), written as the lesson's by-hand lines are;
-//!   `step NAME kill|cancel|abandon SESSION` ends a delivering session's work as a crash, a
-//!   statement timeout or a dropped future would; `step NAME cut SESSION before|after commit`,
-//!   played before that session's delivery, cuts its connection at its first COMMIT, before
-//!   the server gets the COMMIT or after it has answered; `step NAME hook HOOK [ARGUMENT…]` runs
-//!   something the lesson supplies in Rust (a clock moved, a provider's behaviour), by name.
-//! - `permutation STEP…` is one order to play the steps in; `expect exercise|solution VERDICT
-//!   [WORD…]` after it says what that order must show against each side: `holds`, or the kind of
-//!   violation it must fail with, and words its message must carry (in double quotes when they
-//!   hold spaces, as in a wrong fix's header).
-//! - After a permutation, in a lesson's own specs: `test NAME`, the test that plays it (the
-//!   lesson's test list is its specs' `test` lines and its `tests.list`); `story "…"`, how a
-//!   failure's message tells the delivery (the sentence may run over several lines); `expect wait
-//!   SESSION`, a delivery the permutation must see waiting (one that decides without waiting has
-//!   guessed); `expect no wait SESSION for AGGREGATE on "HELD"`, a delivery that needs nothing
-//!   the others hold, and must not be seen waiting (one that waits locks more than its own
-//!   aggregate).
-//! - `#` starts a comment, outside braces. A block in braces may span lines; braces inside a
-//!   quoted string (`'…'`, `"…"`) or a SQL comment (`-- …`) do not count.
+//! - The isolation tester's parts: `setup { SQL }` before any session (several, in order, each
+//!   once per permutation), `teardown { SQL }`; `session NAME` with its own `setup` (run on the
+//!   session's own connection before the first step: a `BEGIN` there holds its locks from the
+//!   start) and `teardown`; `step NAME { SQL }`; `permutation STEP…` over as many lines as it
+//!   takes, a step perhaps marked `(*)`, `(OTHER)` or `(OTHER notices N)`; names plain or in
+//!   double quotes; `#` comments. A spec of sessions only with no permutation plays every
+//!   interleaving.
+//! - The workbook's steps: `step NAME deliver {JSON}` hands the lesson's handler one event (or
+//!   request), written as the lesson's by-hand lines are; `kill|cancel|abandon SESSION` ends a
+//!   delivering session's work as a crash, a statement timeout or a dropped future would; `cut
+//!   SESSION before commit|after commit|after every commit`, played before that session's
+//!   delivery, cuts its connection at a COMMIT; `hook HOOK [ARGUMENT…]` runs something the
+//!   lesson supplies in Rust, by name.
+//! - The workbook's lines after a permutation: `expect exercise|solution VERDICT [WORD…]` (`holds`,
+//!   or the kind of violation it must fail with, and words its message must carry); `test NAME`,
+//!   the test that plays it; `story "…"`, how a failure's message tells the delivery; `expect
+//!   wait SESSION`; `expect no wait SESSION for AGGREGATE on "HELD"`.
 //!
-//! A file that does not make sense is refused with the line that says so: a syntax error, a step
-//! or session named twice, a session that delivers twice, a fault aimed at a session that
-//! delivers nothing, a permutation that names a missing step or one step twice, or plays a fault
-//! before its session's delivery, an expectation with no permutation before it.
+//! A file that does not make sense, or that the engine could not play as written, is refused
+//! with the line that says so, never played another way: a syntax error, a step or session
+//! named twice, a session that delivers twice, a fault aimed at a session that delivers nothing
+//! or played before its delivery, a permutation that names a missing step; in a spec that
+//! delivers, a setup or teardown on a delivering session (its connection is its handler's), a
+//! spec-level teardown, a marker, a step named twice in a permutation, or no permutation.
 
 use std::fmt;
 
@@ -60,9 +59,13 @@ use crate::servers::relay::Cut;
 /// A parsed and checked spec.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Spec {
-    /// SQL run once, before any session, in order.
+    /// SQL run before any session, in order, on a connection of its own.
     pub setup: Vec<String>,
+    /// SQL run once every session's teardown has run, on a connection of its own.
+    pub teardown: Option<String>,
     pub sessions: Vec<SessionSpec>,
+    /// The orders the file lists. None, in a spec of sessions only, means every interleaving
+    /// ([`Spec::orders`]).
     pub permutations: Vec<Permutation>,
 }
 
@@ -71,6 +74,11 @@ pub struct Spec {
 pub struct SessionSpec {
     pub name: String,
     pub line: usize,
+    /// SQL run on the session's own connection before the permutation's first step (a
+    /// `BEGIN` here holds its locks from the start).
+    pub setup: Option<String>,
+    /// SQL run on the session's own connection once the permutation's steps are done.
+    pub teardown: Option<String>,
     pub steps: Vec<StepSpec>,
 }
 
@@ -110,6 +118,9 @@ pub enum Action {
 pub struct Permutation {
     pub line: usize,
     pub steps: Vec<String>,
+    /// Each step's markers (`s1(*)`, `s1(s2)`, `s1(s2 notices 1)`), by its place in `steps`:
+    /// when the isolation tester may report that step as done.
+    pub markers: Vec<Vec<Marker>>,
     pub expect: Vec<Expectation>,
     /// The test that plays this order (`test NAME`), in a lesson's own specs.
     pub test: Option<String>,
@@ -121,6 +132,19 @@ pub struct Permutation {
     pub waits: Vec<String>,
     /// Deliveries that must not be seen waiting (`expect no wait …`).
     pub no_waits: Vec<NoWait>,
+}
+
+/// A marker on a step of a permutation, as PostgreSQL's isolation tester reads it: the step is
+/// not reported done while the marker's condition holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Marker {
+    /// `(*)`: reported as waiting as soon as it starts, whether or not it is seen waiting.
+    Once,
+    /// `(other)`: not reported done while the step `other` is running.
+    After(String),
+    /// `(other notices N)`: not reported done before `other`'s session has sent N notices
+    /// since this step started.
+    Notices(String, u32),
 }
 
 /// A delivery that needs nothing the other sessions hold (`expect no wait worker-2 for ord-2 on
@@ -177,7 +201,7 @@ impl std::error::Error for SpecError {}
 impl Spec {
     /// Parses `text` and checks that every name it uses is defined.
     pub fn parse(text: &str) -> Result<Spec, SpecError> {
-        let spec = Parser::new(text).spec()?;
+        let spec = parse::Parser::new(text).spec()?;
         spec.check()?;
         Ok(spec)
     }
@@ -263,14 +287,30 @@ impl Spec {
                 Some(true) => {}
             }
         }
-        if self.permutations.is_empty() {
+        let sessions_only = self.is_sessions_only();
+        if self.permutations.is_empty() && !sessions_only {
             let line = self.sessions.last().map_or(1, |s| s.line);
             return Err(error(
                 line,
-                "no permutation: a spec plays its steps in the orders its `permutation` lines \
-                 give, and has at least one"
+                "no permutation: a spec that delivers plays its steps in the orders its \
+                 `permutation` lines give, and has at least one (only a spec of sessions only \
+                 plays every interleaving when it names none)"
                     .into(),
             ));
+        }
+        for session in &self.sessions {
+            let delivers = (session.steps.iter()).any(|s| !matches!(s.action, Action::Sql(_)));
+            if delivers && (session.setup.is_some() || session.teardown.is_some()) {
+                return Err(error(
+                    session.line,
+                    format!(
+                        "session `{}` has a setup or a teardown and steps that are not SQL: a \
+                         delivering session's connection is its handler's, so its setup could \
+                         not run there; give the SQL a session of its own",
+                        session.name
+                    ),
+                ));
+            }
         }
         for (at, permutation) in self.permutations.iter().enumerate() {
             let earlier = &self.permutations[..at];
@@ -306,8 +346,9 @@ impl Spec {
             }
         }
         for permutation in &self.permutations {
+            self.check_markers(permutation, sessions_only)?;
             for (at, name) in permutation.steps.iter().enumerate() {
-                if permutation.steps[..at].contains(name) {
+                if permutation.steps[..at].contains(name) && !sessions_only {
                     return Err(error(
                         permutation.line,
                         format!(
@@ -339,6 +380,108 @@ impl Spec {
 }
 
 impl Spec {
+    /// Whether every step is SQL: a spec of sessions only, as PostgreSQL's isolation tester
+    /// plays them, with no handler.
+    pub fn is_sessions_only(&self) -> bool {
+        (self.sessions.iter())
+            .flat_map(|session| &session.steps)
+            .all(|step| matches!(step.action, Action::Sql(_)))
+    }
+
+    /// The orders to play: the permutations the file lists, or, when it lists none, every
+    /// interleaving of the sessions' steps (each session's in its order), in the order
+    /// PostgreSQL's isolation tester plays them: the first session's next step first.
+    pub fn orders(&self) -> Vec<Vec<String>> {
+        if !self.permutations.is_empty() {
+            return self.permutations.iter().map(|p| p.steps.clone()).collect();
+        }
+        fn pick(
+            spec: &Spec,
+            piles: &mut [usize],
+            order: &mut Vec<String>,
+            all: &mut Vec<Vec<String>>,
+        ) {
+            let mut found = false;
+            for session in 0..spec.sessions.len() {
+                if let Some(step) = spec.sessions[session].steps.get(piles[session]) {
+                    order.push(step.name.clone());
+                    piles[session] += 1;
+                    pick(spec, piles, order, all);
+                    piles[session] -= 1;
+                    order.pop();
+                    found = true;
+                }
+            }
+            if !found {
+                all.push(order.clone());
+            }
+        }
+        let mut all = Vec::new();
+        pick(
+            self,
+            &mut vec![0; self.sessions.len()],
+            &mut Vec::new(),
+            &mut all,
+        );
+        all
+    }
+
+    /// A marker names a step of its own permutation, in another session, as the isolation
+    /// tester requires; and only a spec of sessions only has them, since only its steps are
+    /// reported the tester's way.
+    fn check_markers(
+        &self,
+        permutation: &Permutation,
+        sessions_only: bool,
+    ) -> Result<(), SpecError> {
+        for (name, markers) in permutation.steps.iter().zip(&permutation.markers) {
+            if markers.is_empty() {
+                continue;
+            }
+            if !sessions_only {
+                return Err(error(
+                    permutation.line,
+                    format!(
+                        "`{name}` carries a marker (`(*)`, `(STEP)`, `(STEP notices N)`): \
+                         markers say when the isolation tester reports a step done, and only a \
+                         spec of sessions only is reported that way"
+                    ),
+                ));
+            }
+            let Some((own, _)) = self.step(name) else {
+                continue; // refused below: no such step
+            };
+            for marker in markers {
+                let other = match marker {
+                    Marker::Once => continue,
+                    Marker::After(other) | Marker::Notices(other, _) => other,
+                };
+                if !permutation.steps.contains(other) {
+                    return Err(error(
+                        permutation.line,
+                        format!(
+                            "`{name}`'s marker names `{other}`, which this permutation does not \
+                             play"
+                        ),
+                    ));
+                }
+                if self
+                    .step(other)
+                    .is_some_and(|(session, _)| session.name == own.name)
+                {
+                    return Err(error(
+                        permutation.line,
+                        format!(
+                            "`{name}`'s marker names `{other}`, a step of its own session: a \
+                             step can only wait on another session"
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The session a kill, cancel or abandon step aims at.
     pub fn fault_target(&self, step: &str) -> Option<&str> {
         match &self.step(step)?.1.action {
@@ -443,399 +586,6 @@ fn error(line: usize, message: String) -> SpecError {
     SpecError { line, message }
 }
 
-/// A line-by-line reader, with blocks in braces that may run over several lines.
-struct Parser<'a> {
-    text: &'a str,
-    /// Byte offset of the next unread character.
-    at: usize,
-}
-
-impl<'a> Parser<'a> {
-    fn new(text: &'a str) -> Self {
-        Parser { text, at: 0 }
-    }
-
-    fn line(&self) -> usize {
-        self.text[..self.at].matches('\n').count() + 1
-    }
-
-    fn spec(mut self) -> Result<Spec, SpecError> {
-        let mut spec = Spec {
-            setup: Vec::new(),
-            sessions: Vec::new(),
-            permutations: Vec::new(),
-        };
-        while let Some(keyword) = self.word() {
-            let line = self.line();
-            match keyword {
-                "setup" => spec.setup.push(self.block("setup")?),
-                "session" => {
-                    let name = self.name("session")?;
-                    spec.sessions.push(SessionSpec {
-                        name,
-                        line,
-                        steps: Vec::new(),
-                    });
-                }
-                "step" => {
-                    let name = self.name("step")?;
-                    let action = self.action(&name)?;
-                    let Some(session) = spec.sessions.last_mut() else {
-                        return Err(error(
-                            line,
-                            format!("step `{name}` comes before any `session` line"),
-                        ));
-                    };
-                    session.steps.push(StepSpec { name, line, action });
-                }
-                "permutation" => {
-                    let steps = self.rest_of_line();
-                    if steps.is_empty() {
-                        return Err(error(line, "a permutation names at least one step".into()));
-                    }
-                    spec.permutations.push(Permutation {
-                        line,
-                        steps,
-                        expect: Vec::new(),
-                        test: None,
-                        story: None,
-                        waits: Vec::new(),
-                        no_waits: Vec::new(),
-                    });
-                }
-                "expect" | "test" | "story" => {
-                    let Some(permutation) = spec.permutations.last_mut() else {
-                        return Err(error(
-                            line,
-                            format!(
-                                "`{keyword}` comes before any `permutation` line: it says \
-                                 something of the permutation above it"
-                            ),
-                        ));
-                    };
-                    match keyword {
-                        "test" => permutation.test = Some(self.name("test")?),
-                        "story" => permutation.story = Some(self.story(line)?),
-                        _ => match self.expectation(line)? {
-                            Expected::Verdict(expectation) => permutation.expect.push(expectation),
-                            Expected::Wait(session) => permutation.waits.push(session),
-                            Expected::NoWait(no_wait) => permutation.no_waits.push(no_wait),
-                        },
-                    }
-                }
-                other => {
-                    return Err(error(
-                        line,
-                        format!(
-                            "`{other}` is not a keyword of a spec (setup, session, step, \
-                             permutation, expect, test, story)"
-                        ),
-                    ));
-                }
-            }
-        }
-        Ok(spec)
-    }
-
-    /// Skips blanks, newlines and comments; the next word, if any.
-    fn word(&mut self) -> Option<&'a str> {
-        self.skip(true);
-        self.token()
-    }
-
-    /// The next word on this line, if any.
-    fn word_on_line(&mut self) -> Option<&'a str> {
-        self.skip(false);
-        self.token()
-    }
-
-    fn token(&mut self) -> Option<&'a str> {
-        let rest = &self.text[self.at..];
-        let len = rest
-            .find(|c: char| c.is_whitespace() || c == '{' || c == '#')
-            .unwrap_or(rest.len());
-        if len == 0 {
-            return None;
-        }
-        self.at += len;
-        Some(&rest[..len])
-    }
-
-    /// Skips spaces and comments, and newlines too when `lines`.
-    fn skip(&mut self, lines: bool) {
-        loop {
-            let rest = &self.text[self.at..];
-            let Some(c) = rest.chars().next() else { return };
-            if c == '#' {
-                self.at += rest.find('\n').unwrap_or(rest.len());
-            } else if c == '\n' && !lines {
-                return;
-            } else if c.is_whitespace() {
-                self.at += c.len_utf8();
-            } else {
-                return;
-            }
-        }
-    }
-
-    fn name(&mut self, of: &str) -> Result<String, SpecError> {
-        let line = self.line();
-        self.word_on_line()
-            .map(str::to_string)
-            .ok_or_else(|| error(line, format!("`{of}` needs a name on the same line")))
-    }
-
-    /// The words left on this line.
-    fn rest_of_line(&mut self) -> Vec<String> {
-        let mut words = Vec::new();
-        while let Some(word) = self.word_on_line() {
-            words.push(word.to_string());
-        }
-        words
-    }
-
-    /// The rest of this line as words, each bare or in double quotes (`"in flight"`).
-    fn quoted_words(&mut self, line: usize) -> Result<Vec<String>, SpecError> {
-        let mut words = Vec::new();
-        loop {
-            self.skip(false);
-            let rest = &self.text[self.at..];
-            if let Some(quoted) = rest.strip_prefix('"') {
-                let end = (quoted.find(['"', '\n']))
-                    .filter(|&end| quoted[end..].starts_with('"'))
-                    .ok_or_else(|| error(line, "a quoted word is never closed with `\"`".into()))?;
-                words.push(quoted[..end].to_string());
-                self.at += end + 2;
-            } else if let Some(word) = self.token() {
-                words.push(word.to_string());
-            } else {
-                return Ok(words);
-            }
-        }
-    }
-
-    fn action(&mut self, step: &str) -> Result<Action, SpecError> {
-        let line = self.line();
-        self.skip(false);
-        if self.text[self.at..].starts_with('{') {
-            return Ok(Action::Sql(self.block(step)?));
-        }
-        let kind = self.word_on_line().ok_or_else(|| {
-            error(
-                line,
-                format!(
-                    "step `{step}` says nothing it does: `{{ SQL }}`, `deliver {{JSON}}`, \
-                     `kill`, `cancel` or `abandon SESSION`, `cut SESSION before|after commit`, \
-                     or `hook NAME`"
-                ),
-            )
-        })?;
-        let target = |parser: &mut Parser<'_>| parser.name(&format!("{kind} in step `{step}`"));
-        match kind {
-            "deliver" => {
-                self.skip(false);
-                if !self.text[self.at..].starts_with('{') {
-                    return Err(error(
-                        line,
-                        format!("step `{step}` delivers nothing: `deliver` takes a JSON object"),
-                    ));
-                }
-                Ok(Action::Deliver(format!("{{{}}}", self.block(step)?)))
-            }
-            "kill" => Ok(Action::Kill(target(self)?)),
-            "cancel" => Ok(Action::Cancel(target(self)?)),
-            "abandon" => Ok(Action::Abandon(target(self)?)),
-            "cut" => {
-                let session = target(self)?;
-                let cut = match self.rest_of_line().join(" ").as_str() {
-                    "before commit" => Cut::BeforeCommit,
-                    "after commit" => Cut::AfterCommit,
-                    "after every commit" => Cut::AfterEveryCommit,
-                    other => {
-                        return Err(error(
-                            line,
-                            format!(
-                                "step `{step}`: `cut {session}` is followed by `before commit`, \
-                                 `after commit` or `after every commit`, not `{other}`"
-                            ),
-                        ));
-                    }
-                };
-                Ok(Action::Cut(session, cut))
-            }
-            "hook" => {
-                let name = self.name(&format!("hook in step `{step}`"))?;
-                Ok(Action::Hook {
-                    name,
-                    arguments: self.rest_of_line(),
-                })
-            }
-            other => Err(error(
-                line,
-                format!(
-                    "step `{step}`: `{other}` is not a kind of step (`{{ SQL }}`, deliver, kill, \
-                     cancel, abandon, cut, hook)"
-                ),
-            )),
-        }
-    }
-
-    /// `{ … }`, its text trimmed (for `deliver`, without its outer braces: the caller puts
-    /// them back). Braces inside quotes do not count.
-    fn block(&mut self, of: &str) -> Result<String, SpecError> {
-        let line = self.line();
-        self.skip(false);
-        if !self.text[self.at..].starts_with('{') {
-            return Err(error(
-                line,
-                format!("`{of}` needs a block in braces: {{ … }}"),
-            ));
-        }
-        let start = self.at + 1;
-        let mut depth = 0usize;
-        let mut quote: Option<char> = None;
-        let mut escaped = false;
-        let mut comment = false;
-        let block = &self.text[self.at..];
-        for (offset, c) in block.char_indices() {
-            // A SQL comment runs to the end of its line, and may hold an apostrophe.
-            if comment {
-                comment = c != '\n';
-                continue;
-            }
-            match quote {
-                Some(q) => {
-                    if escaped {
-                        escaped = false;
-                    } else if c == '\\' && q == '"' {
-                        escaped = true;
-                    } else if c == q {
-                        quote = None;
-                    }
-                }
-                None => match c {
-                    '-' if block[offset..].starts_with("--") => comment = true,
-                    '\'' | '"' => quote = Some(c),
-                    '{' => depth += 1,
-                    '}' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            let end = self.at + offset;
-                            self.at = end + 1;
-                            return Ok(self.text[start..end].trim().to_string());
-                        }
-                    }
-                    _ => {}
-                },
-            }
-        }
-        Err(error(
-            line,
-            format!("the block of `{of}` opened here is never closed with `}}`"),
-        ))
-    }
-
-    /// A permutation's story: one sentence in double quotes, which may run over several lines
-    /// (read as one line, its spaces and line breaks each one space).
-    fn story(&mut self, line: usize) -> Result<String, SpecError> {
-        self.skip(false);
-        let rest = &self.text[self.at..];
-        let refused = || {
-            error(
-                line,
-                "`story` takes one sentence, in double quotes (it may run over several lines)"
-                    .into(),
-            )
-        };
-        let Some(opened) = rest.strip_prefix('"') else {
-            return Err(refused());
-        };
-        let Some(end) = opened.find('"') else {
-            return Err(refused());
-        };
-        let story = opened[..end]
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
-        self.at += 1 + end + 1;
-        if story.is_empty() || !self.rest_of_line().is_empty() {
-            return Err(refused());
-        }
-        Ok(story)
-    }
-
-    /// The rest of `expect no wait SESSION for AGGREGATE on "HELD"`.
-    fn no_wait(&mut self, line: usize) -> Result<Expected, SpecError> {
-        let words = self.quoted_words(line)?;
-        match &words[..] {
-            [wait, session, r#for, aggregate, on, held]
-                if wait == "wait" && r#for == "for" && on == "on" =>
-            {
-                Ok(Expected::NoWait(NoWait {
-                    session: session.clone(),
-                    aggregate: aggregate.clone(),
-                    held: held.clone(),
-                }))
-            }
-            _ => Err(error(
-                line,
-                "`expect no wait` reads `expect no wait SESSION for AGGREGATE on \"WHAT THE \
-                 OTHERS HOLD\"`, as in `expect no wait worker-2 for ord-2 on \"ord-1's row\"`"
-                    .into(),
-            )),
-        }
-    }
-
-    fn expectation(&mut self, line: usize) -> Result<Expected, SpecError> {
-        let side = match self.word_on_line() {
-            Some("exercise") => Side::Exercise,
-            Some("solution") => Side::Solution,
-            Some("wait") => {
-                return match self.word_on_line() {
-                    Some(session) => Ok(Expected::Wait(session.to_string())),
-                    None => Err(error(
-                        line,
-                        "`expect wait` names the session that must be seen waiting".into(),
-                    )),
-                };
-            }
-            Some("no") => return self.no_wait(line),
-            other => {
-                return Err(error(
-                    line,
-                    format!(
-                        "`expect` names a side, `exercise` or `solution` (or `wait` and a \
-                         session, or `no wait …`), not `{}`",
-                        other.unwrap_or("")
-                    ),
-                ));
-            }
-        };
-        let verdict = match self.word_on_line() {
-            Some("holds") => Verdict::Holds,
-            Some(kind) => Verdict::Fails(kind.to_string()),
-            None => {
-                return Err(error(
-                    line,
-                    "`expect` needs a verdict: `holds`, or the kind of violation".into(),
-                ));
-            }
-        };
-        let words = self.quoted_words(line)?;
-        if verdict == Verdict::Holds && !words.is_empty() {
-            return Err(error(
-                line,
-                "a rule that holds prints no message, so `holds` takes no words".into(),
-            ));
-        }
-        Ok(Expected::Verdict(Expectation {
-            side,
-            verdict,
-            words,
-        }))
-    }
-}
-
 /// What an `expect` line says.
 enum Expected {
     Verdict(Expectation),
@@ -843,6 +593,7 @@ enum Expected {
     NoWait(NoWait),
 }
 
+mod parse;
 pub mod played;
 mod script;
 mod shipped;

@@ -214,6 +214,36 @@ impl TestDatabase {
         Ok(client)
     }
 
+    /// A session for the test itself whose notices and notifications are kept, in the order
+    /// they arrive, as a client that prints them (PostgreSQL's isolation tester) hears them.
+    pub async fn session_heard(
+        &self,
+    ) -> Result<
+        (
+            tokio_postgres::Client,
+            tokio::sync::mpsc::UnboundedReceiver<tokio_postgres::AsyncMessage>,
+        ),
+        KitError,
+    > {
+        let mut config = tokio_postgres::Config::from_str(&self.server.url)
+            .map_err(KitError::observer("parse the server URL"))?;
+        config.dbname(&self.name);
+        let (client, mut connection) = config
+            .connect(tokio_postgres::NoTls)
+            .await
+            .map_err(KitError::observer("connect to the test database"))?;
+        let (heard, hearing) = tokio::sync::mpsc::unbounded_channel();
+        // The connection does the I/O, and hands on what the server says unasked.
+        tokio::spawn(async move {
+            while let Some(Ok(message)) =
+                std::future::poll_fn(|cx| connection.poll_message(cx)).await
+            {
+                let _ = heard.send(message);
+            }
+        });
+        Ok((client, hearing))
+    }
+
     fn sqlx_options(&self) -> Result<PgConnectOptions, KitError> {
         Ok(PgConnectOptions::from_str(&self.server.url)
             .map_err(KitError::database("parse the server URL"))?

@@ -68,3 +68,74 @@ async fn at_repeatable_read_and_serializable_the_second_writer_fails_with_40001(
         assert_eq!(ran.step("c2"), &Ok(vec![]), "{trace}");
     }
 }
+
+/// A deadlock played from a spec, as PostgreSQL's isolation tester plays one: s1 waits on s2,
+/// then s2 on s1. s1's next step (its COMMIT) waits until its blocked UPDATE has finished,
+/// which it does once the server breaks the deadlock; s2, whose `deadlock_timeout` (set in its
+/// session's setup, on its own connection) runs out first, is always the one refused (40P01).
+#[tokio::test]
+async fn a_sessions_next_step_waits_for_its_blocked_step_and_the_server_breaks_the_deadlock() {
+    let (db, _) = super::accounts_and_claims().await;
+    let spec = kit::spec::Spec::parse(
+        "setup { INSERT INTO accounts VALUES (2, 0) }
+         session s1
+         setup { SET deadlock_timeout = '10s' }
+         step a1 { BEGIN; UPDATE accounts SET balance = 1 WHERE id = 1 }
+         step b1 { UPDATE accounts SET balance = 1 WHERE id = 2 }
+         step c1 { COMMIT }
+         session s2
+         setup { SET deadlock_timeout = '10ms' }
+         step b2 { BEGIN; UPDATE accounts SET balance = 2 WHERE id = 2 }
+         step a2 { UPDATE accounts SET balance = 2 WHERE id = 1 }
+         step c2 { COMMIT }
+         permutation a1 b2 b1 a2 c1 c2",
+    )
+    .unwrap();
+    spec.set_up(&db).await.unwrap();
+    let script = spec.sessions_script().unwrap();
+    let mut interleaving = Interleaving::new(&db).await.unwrap();
+    let order = spec.permutations[0].order();
+    let ran = (interleaving.run(&db, script, &order, |()| String::new()))
+        .await
+        .unwrap();
+    let trace = interleaving.trace().to_string();
+    assert_eq!(
+        ran.step("a2").as_ref().unwrap_err().code,
+        "40P01",
+        "{trace}"
+    );
+    assert_eq!(ran.step("b1"), &Ok(vec![]), "{trace}");
+    // c1 ran after b1 had finished, never beside it.
+    let finished: Vec<&str> = ran.steps().iter().map(|(step, _)| step.as_str()).collect();
+    let freed = finished.iter().position(|s| *s == "b1");
+    let commit = finished.iter().position(|s| *s == "c1");
+    assert!(freed < commit, "{finished:?}: {trace}");
+}
+
+/// A session's setup runs on that session's own connection before the first step: the lock
+/// the holder takes there is held when the delivery starts, so the delivery waits on it.
+#[tokio::test]
+async fn a_sessions_setup_holds_its_lock_from_the_start() {
+    let (db, _) = super::accounts_and_claims().await;
+    let spec = kit::spec::Spec::parse(
+        "session holder
+         setup { BEGIN; SELECT 1 FROM accounts WHERE id = 1 FOR UPDATE; }
+         step commit { COMMIT }
+         session worker
+         step pay deliver {}
+         permutation pay commit",
+    )
+    .unwrap();
+    let handler = super::credit as fn(_, _) -> _;
+    let script = (spec.script(&handler, |()| "a credit".into(), |_| Ok(()))).unwrap();
+    let mut interleaving = Interleaving::new(&db).await.unwrap();
+    let ran = (interleaving.run(&db, script, "pay commit", |r| format!("{r:?}")))
+        .await
+        .unwrap();
+    let trace = interleaving.trace().to_string();
+    assert!(ran.waited("worker"), "{trace}");
+    assert!(
+        trace.contains("holder: BEGIN; SELECT 1 FROM accounts"),
+        "{trace}"
+    );
+}

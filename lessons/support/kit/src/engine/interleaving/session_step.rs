@@ -8,6 +8,7 @@
 
 use super::{Backends, Interleaving, Session, StepState, Worker};
 use crate::engine::statements::Answer;
+use crate::engine::tester::simple_query_to_ready;
 use crate::error::KitError;
 use crate::words::sqlstate::DbError;
 
@@ -38,9 +39,11 @@ impl Interleaving {
         let client = session.client.clone();
         let (owned, name) = (sql.to_string(), session.name.clone());
         let mut task = tokio::spawn(async move {
-            match client.simple_query(&owned).await {
-                Ok(messages) => Ok(Ok(rows_of(messages))),
-                Err(e) => match DbError::of_postgres(&e) {
+            // Done once the server is ready again: after an error, once the transaction it
+            // failed has been aborted, as the isolation tester reads a step's end.
+            match simple_query_to_ready(&client, &owned).await {
+                (messages, None) => Ok(Ok(rows_of(messages))),
+                (_, Some(e)) => match DbError::of_postgres(&e) {
                     Some(error) => Ok(Err(error)),
                     None => Err(KitError::observer(format!("{name}: {owned}"))(e)),
                 },

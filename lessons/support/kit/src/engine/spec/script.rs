@@ -11,15 +11,16 @@ impl Spec {
     /// The script of this spec's sessions, for `handler`, its deliveries shown as `shown` words
     /// them. `event` makes the handler's event (or request) from a `deliver` step's JSON, as the
     /// lesson's by-hand feed reads a line; a line it refuses is refused with the step's line.
-    /// SQL steps run to completion, as [`Script::sql`] runs them; the spec's `setup` is the
-    /// caller's to run. A hook is refused: no lesson supplies one yet.
+    /// SQL steps run to completion, as [`Script::sql`] runs them; a session's setup opens it,
+    /// on its own connection, before the first step; the spec's `setup` is the caller's to run.
+    /// A hook is refused: no lesson supplies one yet.
     pub fn script<E: Send + 'static, H: Handler<E>>(
         &self,
         handler: &H,
         shown: fn(&E) -> String,
         event: impl Fn(&str) -> Result<E, String>,
     ) -> Result<Script<E, H>, SpecError> {
-        let mut script = Script::new(handler, shown);
+        let mut script = self.with_session_blocks(Script::new(handler, shown));
         for session in &self.sessions {
             for step in &session.steps {
                 let (name, line) = (step.name.as_str(), step.line);
@@ -61,7 +62,7 @@ impl Spec {
     /// [`Script::step`] runs them. A delivery, a fault or a hook is refused with its line: there
     /// is no handler to deliver to.
     pub fn sessions_script(&self) -> Result<Script<(), NoDelivery>, SpecError> {
-        let mut script = Script::sessions();
+        let mut script = self.with_session_blocks(Script::sessions());
         for session in &self.sessions {
             for step in &session.steps {
                 let Action::Sql(sql) = &step.action else {
@@ -82,6 +83,24 @@ impl Spec {
 }
 
 impl Spec {
+    /// `script` with each session's setup and teardown, to run on that session's own
+    /// connection (the parser keeps them off a delivering session, whose connection is its
+    /// handler's).
+    fn with_session_blocks<E: Send + 'static, H: Handler<E>>(
+        &self,
+        mut script: Script<E, H>,
+    ) -> Script<E, H> {
+        for session in &self.sessions {
+            if let Some(sql) = &session.setup {
+                script = script.setup(&session.name, &one_line(sql));
+            }
+            if let Some(sql) = &session.teardown {
+                script = script.teardown(&session.name, &one_line(sql));
+            }
+        }
+        script
+    }
+
     /// Runs the spec's `setup` blocks on `db`, in order, on a session of their own, before any
     /// session of the spec opens.
     pub async fn set_up(&self, db: &TestDatabase) -> Result<(), KitError> {

@@ -123,8 +123,8 @@ permutation write odd
     assert_eq!(
         spec.step("write").unwrap().1.action,
         Action::Sql(
-            "-- the relay's row: don't mind the braces } in this comment\n    INSERT INTO outbox \
-             (event_id, payload)\n    VALUES ('ord-1:order', '{\"order_id\":\"ord-1\"}')"
+            "\n    -- the relay's row: don't mind the braces } in this comment\n    INSERT INTO \
+             outbox (event_id, payload)\n    VALUES ('ord-1:order', '{\"order_id\":\"ord-1\"}')\n"
                 .into()
         )
     );
@@ -196,7 +196,7 @@ fn each_kind_of_bad_file_is_refused_with_its_line() {
             4,
             "names `t`, which no session has",
         ),
-        ("session a\nstep s { SELECT 1 }\n", 1, "no permutation"),
+        ("session w\nstep d deliver {}\n", 1, "no permutation"),
         (
             "session a\nstep s { SELECT 1 }\nexpect solution holds\n",
             3,
@@ -228,9 +228,70 @@ fn each_kind_of_bad_file_is_refused_with_its_line() {
             "at least one step",
         ),
         (
-            "session a\nstep s { SELECT 1 }\npermutation s s\n",
+            "session w\nstep d deliver {}\npermutation d d\n",
             3,
-            "names `s` twice",
+            "names `d` twice",
+        ),
+        (
+            "session a\nstep s { SELECT 1 }\nsetup { SELECT 2 }\npermutation s\n",
+            3,
+            "a `setup` after the steps of session `a`",
+        ),
+        (
+            "session a\nteardown { SELECT 2 }\nstep s { SELECT 1 }\npermutation s\n",
+            2,
+            "a `teardown` before any step of session `a`",
+        ),
+        (
+            "session a\nstep s { SELECT 1 }\nteardown { SELECT 2 }\nstep t { SELECT 3 }\n",
+            4,
+            "comes after the teardown of session `a`",
+        ),
+        (
+            "teardown { SELECT 1 }\nteardown { SELECT 2 }\nsession a\nstep s { SELECT 1 }\n",
+            2,
+            "a second `teardown`",
+        ),
+        (
+            "session w\nsetup { SET x = 1 }\nstep d deliver {}\npermutation d\n",
+            1,
+            "a delivering session's connection is its handler's",
+        ),
+        (
+            "session w\nstep d deliver {}\npermutation d(*)\n",
+            3,
+            "`d` carries a marker",
+        ),
+        (
+            "session a\nstep s { SELECT 1 }\nsession b\nstep t { SELECT 2 }\nstep u { SELECT 3 }\n\
+             permutation s(u) t\n",
+            6,
+            "names `u`, which this permutation does not play",
+        ),
+        (
+            "session a\nstep s { SELECT 1 }\nstep t { SELECT 2 }\npermutation s(t) t\n",
+            4,
+            "a step of its own session",
+        ),
+        (
+            "session a\nstep s { SELECT 1 }\npermutation s(*\n",
+            3,
+            "closed with `)`",
+        ),
+        (
+            "session a\nstep s { SELECT 1 }\npermutation s(x notices)\n",
+            3,
+            "takes a number of notices",
+        ),
+        (
+            "session \"a\nstep s { SELECT 1 }\n",
+            1,
+            "runs past its line",
+        ),
+        (
+            "session step\nstep s { SELECT 1 }\n",
+            1,
+            "`step` is a keyword: a session of that name is written in double quotes",
         ),
         (
             "session w\nstep d deliver {}\npermutation d\ntest t\npermutation d\ntest t\n",
@@ -344,4 +405,82 @@ fn a_spec_of_sessions_only_is_a_script_and_a_delivery_in_one_is_refused() {
     let error = Spec::parse(RACE).unwrap().sessions_script().err().unwrap();
     assert_eq!(error.line, 9, "{error}");
     assert!(error.message.contains("`first` is not SQL"), "{error}");
+}
+
+/// PostgreSQL's isolation tester's own grammar, as its specs use it: several setups and a
+/// teardown, a session's setup and teardown, quoted names, braces on the next line, a
+/// permutation over several lines with markers, and a spec with no permutation.
+#[test]
+fn the_isolation_testers_grammar_reads_as_it_does() {
+    let spec = Spec::parse(
+        r#"setup
+{
+  CREATE TABLE t (k int PRIMARY KEY);
+}
+setup { VACUUM t; }
+teardown { DROP TABLE t; }
+
+session "s 1"
+setup		{ BEGIN ISOLATION LEVEL SERIALIZABLE; }
+step "r""1"	{ SELECT * FROM t; }
+step w1
+{
+  INSERT INTO t VALUES (1);
+}
+teardown	{ COMMIT; }
+
+session s2
+step w2 { INSERT INTO t VALUES (1); }
+step c2 { COMMIT; }
+
+permutation "r""1" w2(*)
+  w1(w2, w2 notices 2)   # a comment between the steps
+  c2
+permutation w2 c2 "r""1" w1
+"#,
+    )
+    .unwrap();
+    assert_eq!(
+        spec.setup,
+        ["\n  CREATE TABLE t (k int PRIMARY KEY);\n", "VACUUM t;"]
+    );
+    assert_eq!(spec.teardown.as_deref(), Some("DROP TABLE t;"));
+    let first = &spec.sessions[0];
+    assert_eq!(first.name, "s 1");
+    assert_eq!(
+        first.setup.as_deref(),
+        Some("BEGIN ISOLATION LEVEL SERIALIZABLE;")
+    );
+    assert_eq!(first.teardown.as_deref(), Some("COMMIT;"));
+    assert_eq!(first.steps[0].name, "r\"1");
+    assert_eq!(
+        first.steps[1].action,
+        Action::Sql("\n  INSERT INTO t VALUES (1);\n".into())
+    );
+    assert_eq!(spec.permutations.len(), 2);
+    let marked = &spec.permutations[0];
+    assert_eq!(marked.steps, ["r\"1", "w2", "w1", "c2"]);
+    assert_eq!(
+        marked.markers,
+        [
+            vec![],
+            vec![Marker::Once],
+            vec![Marker::After("w2".into()), Marker::Notices("w2".into(), 2)],
+            vec![],
+        ]
+    );
+    assert!(spec.is_sessions_only());
+}
+
+/// With no permutation line, a spec of sessions only plays every interleaving, in the
+/// isolation tester's order: the first session's next step first.
+#[test]
+fn no_permutation_is_every_interleaving_in_the_testers_order() {
+    let spec = Spec::parse(
+        "session a\nstep a1 { SELECT 1 }\nstep a2 { SELECT 2 }\nsession b\nstep b1 { SELECT 3 }\n",
+    )
+    .unwrap();
+    assert!(spec.permutations.is_empty());
+    let orders: Vec<String> = spec.orders().iter().map(|o| o.join(" ")).collect();
+    assert_eq!(orders, ["a1 a2 b1", "a1 b1 a2", "b1 a1 a2"]);
 }
