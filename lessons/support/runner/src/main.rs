@@ -5,6 +5,7 @@ mod catalog;
 mod class;
 mod commands;
 mod dev;
+mod play;
 mod progress;
 mod progress_clock;
 mod repeat_kafka;
@@ -139,6 +140,30 @@ enum Command {
         /// saga's for lessons 02 to 05).
         file: String,
     },
+    /// Play a spec of SQL sessions (PostgreSQL's isolation-tester dialect) as PostgreSQL's
+    /// isolationtester plays it, on a throwaway database.
+    ///
+    /// Standard output is what the isolation tester prints (steps, `<waiting ...>`, rows,
+    /// errors), so it can be diffed with PostgreSQL's expected output for the same spec; a
+    /// stepper page per permutation is named on standard error.
+    Play {
+        /// The spec: PostgreSQL's own (src/test/isolation/specs/ in its source), one of lesson
+        /// 13's anomalies, or yours.
+        file: String,
+        /// Play only this permutation, counted from 1 (every interleaving counts, when the spec
+        /// names none).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        permutation: Option<u64>,
+        /// Start from a lesson's schema (its tables, none of its rows) instead of an empty
+        /// database: `--schema 13` for lesson 13's anomaly specs.
+        #[arg(long, value_name = "LESSON")]
+        schema: Option<String>,
+        /// The isolation level of a spec written with LEVEL for it (`BEGIN ISOLATION LEVEL LEVEL
+        /// }`, as lesson 13's anomaly specs are): READ COMMITTED, REPEATABLE READ or
+        /// SERIALIZABLE.
+        #[arg(long)]
+        level: Option<String>,
+    },
     /// Run one test of an exercise and show every statement the server ran for each of its
     /// sessions, in order: what each waited on, and what each returned.
     Trace {
@@ -240,6 +265,18 @@ fn main() -> ExitCode {
             trust,
             deadline,
         } => class::class(&root, &dir, trust, deadline),
+        Command::Play {
+            file,
+            permutation,
+            schema,
+            level,
+        } => play::play(
+            &root,
+            &file,
+            permutation.map(|n| n as usize),
+            schema.as_deref(),
+            level.as_deref(),
+        ),
         Command::Trace { lesson, test } => crate::trace::trace(&root, &lesson, &test),
         Command::Repeat {
             lesson,

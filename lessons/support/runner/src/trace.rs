@@ -54,7 +54,7 @@ pub fn trace(root: &Path, name: &str, test: &str) -> Result<ExitCode, String> {
             ),
         };
         println!("\n{}\n{}", style(heading).bold(), text.1);
-        match stepper_page(&text.0, test) {
+        match stepper_page(&text.0, test, YOUR_EXERCISE) {
             Ok(page) => println!(
                 "Step through it in a browser: file://{} (as JSON: {})",
                 page.display(),
@@ -87,9 +87,13 @@ fn recorded_in(folder: &Path) -> Vec<(PathBuf, String)> {
         .collect()
 }
 
+/// What a trace's page shows, said above its stepper.
+const YOUR_EXERCISE: &str = "Your exercise, every statement in the order the sessions sent them.";
+
 /// The book's stepper, on a page of its own beside `json`: the same view the chapters show,
-/// for the student's own handler, with nothing fetched from the network.
-fn stepper_page(json: &Path, test: &str) -> std::io::Result<PathBuf> {
+/// for the student's own handler (or a spec `play` played), with nothing fetched from the
+/// network; titled `title`, with `about` said above it.
+pub(crate) fn stepper_page(json: &Path, title: &str, about: &str) -> std::io::Result<PathBuf> {
     const SCRIPT: &str = include_str!("../../../../book/stepper.js");
     const STYLE: &str = include_str!("../../../../book/stepper.css");
     let statements = std::fs::read_to_string(json)?;
@@ -112,12 +116,12 @@ fn stepper_page(json: &Path, test: &str) -> std::io::Result<PathBuf> {
              <title>{title}</title>\n<style>\n:root {{ --quote-border: #ccc; --quote-bg: \
              #f4f4f4; --sidebar-active: #1f1fff; --fg: #333; }}\nbody {{ font-family: \
              sans-serif; max-width: 1100px; margin: 1em auto; }}\n{STYLE}</style></head>\n\
-             <body><h1>{title}</h1>\n<p>Your exercise, every statement in the order the \
-             sessions sent them. Step with Next and Previous, the slider, or the arrow keys.\
-             {said}</p>\n<div class=\"stepper\" data-mark=\"{mark}\"><script \
+             <body><h1>{title}</h1>\n<p>{about} Step with Next and Previous, the slider, or \
+             the arrow keys.{said}</p>\n<div class=\"stepper\" data-mark=\"{mark}\"><script \
              type=\"application/json\">\n{statements}\n\
              </script></div>\n<script>\n{SCRIPT}</script></body></html>\n",
-            title = escaped(test),
+            title = escaped(title),
+            about = escaped(about),
             mark = escaped(mark.as_deref().unwrap_or("")),
             statements = statements.replace("</", "<\\/"),
         ),
@@ -196,7 +200,10 @@ mod tests {
         let folder = tempfile::tempdir().unwrap();
         let json = folder.path().join("t.json");
         std::fs::write(&json, r#"{"statements": [{"sql": "SELECT '</script>'"}]}"#).unwrap();
-        let page = std::fs::read_to_string(super::stepper_page(&json, "t<1>").unwrap()).unwrap();
+        let page = std::fs::read_to_string(
+            super::stepper_page(&json, "t<1>", super::YOUR_EXERCISE).unwrap(),
+        )
+        .unwrap();
         assert!(page.contains("<title>t&lt;1></title>"), "{page}");
         assert!(page.contains(r#"SELECT '<\/script>'"#), "{page}");
         assert_eq!(page.matches("</script>").count(), 2, "{page}");
