@@ -33,6 +33,11 @@ use crate::engine::statements::{Answer, Statements};
 use crate::error::KitError;
 use crate::servers::database::TestDatabase;
 
+/// What libpq says of a connection the server closed (its message, which the tester prints
+/// whole, and a line of its own).
+const CONNECTION_LOST: &str = "server closed the connection unexpectedly\n\tThis probably means \
+     the server terminated abnormally\n\tbefore or while processing the request.\n";
+
 /// How often the tester looks whether a running step waits (isolationtester.c: every 10 ms).
 const LOOK_EVERY: Duration = Duration::from_millis(10);
 
@@ -47,6 +52,9 @@ enum Returned {
     },
     /// A statement that returns no rows (an INSERT, a BEGIN): nothing is printed of it.
     Command { tag: String },
+    /// The server closed the connection (after a `FATAL`, or with no word): libpq's own
+    /// error, printed as libpq words it.
+    Lost,
     /// The statement failed: `ERROR:  message`.
     Error {
         severity: String,
@@ -64,6 +72,7 @@ impl Returned {
             match result {
                 Returned::Rows { tag, .. } | Returned::Command { tag } => tags.push(tag.clone()),
                 Returned::Error { sqlstate, .. } => return Answer::Failed(sqlstate.clone()),
+                Returned::Lost => return Answer::Failed("08006".into()),
             }
         }
         Answer::Done(tags)
@@ -564,6 +573,7 @@ impl<'s> Tester<'s, '_> {
                     severity, message, ..
                 } => format!("{severity}:  {message}\n"),
                 Returned::Command { .. } => String::new(),
+                Returned::Lost => format!("{CONNECTION_LOST}\n"),
             };
             self.print(&text);
         }
@@ -578,6 +588,8 @@ fn tester_failed(message: String) -> KitError {
 /// (with its columns, even when there are none), a command, or the error that ended the batch.
 async fn run(client: &Client, sql: &str) -> Result<Vec<Returned>, KitError> {
     let (messages, error) = simple_query_to_ready(client, sql).await;
+    let lost = error.as_ref().is_some_and(|e| e.is_closed())
+        || client.is_closed() && error.as_ref().is_some_and(|e| e.as_db_error().is_some());
     let mut results = Vec::new();
     // The columns and rows of the set being read, until its command completes.
     let mut open: Option<(Vec<String>, Rows)> = None;
@@ -589,7 +601,11 @@ async fn run(client: &Client, sql: &str) -> Result<Vec<Returned>, KitError> {
             }
             SimpleQueryMessage::Row(row) => {
                 if let Some((_, rows)) = &mut open {
-                    rows.push((0..row.len()).map(|i| row.get(i).map(str::to_string)).collect());
+                    rows.push(
+                        (0..row.len())
+                            .map(|i| row.get(i).map(str::to_string))
+                            .collect(),
+                    );
                 }
             }
             // The simple query protocol hands over a row count, not the command's tag: the
@@ -617,7 +633,11 @@ async fn run(client: &Client, sql: &str) -> Result<Vec<Returned>, KitError> {
             message: db.message().to_string(),
             sqlstate: db.code().code().to_string(),
         }),
+        Some((None, _)) if lost => {}
         Some((None, e)) => return Err(KitError::observer("running a step")(e)),
+    }
+    if lost {
+        results.push(Returned::Lost);
     }
     Ok(results)
 }
