@@ -32,6 +32,15 @@ pub enum ViolationKind {
         error: Box<str>,
         attempts: u64,
     },
+    /// In a run where nothing could conflict (one delivery after another), a delivery ran its
+    /// transaction `attempts` times, so it retried an error that was not 40001 or 40P01; in
+    /// the end it reported `reported`. `copy`: the event had been decided before it.
+    RetriedWithoutAConflict {
+        event: Box<str>,
+        copy: bool,
+        attempts: u64,
+        reported: Box<str>,
+    },
     /// A copy of an event decided before was returned as an error.
     DuplicateAsAnError { event: Box<str>, error: Box<str> },
     /// The deliveries of `event` reported `reported` attempts; the database saw `observed`.
@@ -164,6 +173,39 @@ impl Explain<Delivery> for ViolationKind {
                  the retries only delay the error and load the database.\n{}",
                 see("What to retry, and what not")
             ),
+            ViolationKind::RetriedWithoutAConflict {
+                event,
+                copy,
+                attempts,
+                reported,
+            } => {
+                let (which, why) = match copy {
+                    true => (
+                        "the second delivery",
+                        format!(
+                            "{event} had been decided by the delivery before it, so each attempt \
+                             met the event's key (23505), and the deliveries ran one after \
+                             another, so none could conflict with another transaction"
+                        ),
+                    ),
+                    false => (
+                        "the delivery",
+                        "The deliveries ran one after another, so no attempt could conflict \
+                         with another transaction"
+                            .to_string(),
+                    ),
+                };
+                write!(
+                    f,
+                    "{which} of {event} ran its transaction {attempts} times (the database saw \
+                     each begin), then reported {reported}. {why}: it retried an error that \
+                     was not 40001 or 40P01.\n\
+                     Only those two say \"the same transaction may succeed if run again\". \
+                     Any other error says the same thing at every attempt: retrying it only \
+                     delays the answer and loads the database.\n{}",
+                    see("What to retry, and what not")
+                )
+            }
             ViolationKind::DuplicateAsAnError { event, error } => write!(
                 f,
                 "a copy of {event}, which had been decided already, returned an error:\n  \

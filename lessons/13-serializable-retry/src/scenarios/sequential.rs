@@ -1,6 +1,6 @@
 use super::{authorization, judge_all, with_customer};
 use crate::judge::Expect;
-use crate::{Delivery, Handler, Subject, Violation};
+use crate::{Delivery, Handler, Subject, Violation, ViolationKind};
 
 // ANCHOR: sequential
 /// The test almost everyone writes first: authorize 60.00 on card-1, deliver the same request
@@ -17,16 +17,33 @@ pub async fn decided_one_after_another<H: Handler>(subject: Subject<H>) -> Resul
     );
     let (db, cards) = with_customer(&subject, during, &["auth-1", "auth-2"]).await?;
     let pool = db.pool(1).await.map_err(Violation::setup(during))?;
-    let mut delivered = Vec::new();
+    let (mut delivered, mut attempts_each) = (Vec::new(), Vec::new());
     for event in [
         authorization("auth-1", "card-1", 6000),
         authorization("auth-1", "card-1", 6000),
         authorization("auth-2", "card-2", 6000),
     ] {
+        let before = (cards.attempts(event.id()).await).map_err(Violation::setup(during))?;
         let result = subject.handler.call(pool.clone(), event.clone()).await;
+        let after = (cards.attempts(event.id()).await).map_err(Violation::setup(during))?;
+        attempts_each.push(after - before);
         delivered.push((event, result));
     }
     let events = [("auth-1", 0), ("auth-2", 0)];
-    judge_all(&cards, &delivered, &events, Expect::default(), during, None).await
+    judge_all(&cards, &delivered, &events, Expect::default(), during, None).await?;
+    // One delivery at a time, nothing conflicts: a delivery that ran its transaction again
+    // retried an error that was not 40001 or 40P01, whatever it reported in the end.
+    for (n, ((event, result), attempts)) in delivered.iter().zip(attempts_each).enumerate() {
+        if attempts > 1 {
+            let kind = ViolationKind::RetriedWithoutAConflict {
+                event: event.id().into(),
+                copy: n == 1,
+                attempts,
+                reported: super::described(result).into(),
+            };
+            return Err(Violation::caught(during, None)(kind));
+        }
+    }
+    Ok(())
 }
 // ANCHOR_END: sequential
