@@ -26,12 +26,13 @@ impl Sent {
 }
 
 /// Judges the requests `client` sent under one key (`sent`, in the order they were sent) by the
-/// payments it has afterwards.
+/// payments it has afterwards; `ids` is every payment's id, any client's.
 pub(crate) fn verdict(
     client: &str,
     payments: &[PaymentRow],
     sent: &[Sent],
     overlapped: bool,
+    ids: &[String],
 ) -> Result<(), ViolationKind> {
     for sent in sent {
         if let Err(error) = &sent.outcome {
@@ -106,11 +107,23 @@ pub(crate) fn verdict(
                 body: answer.body.clone(),
             });
         }
-        if answer.payment_id().as_deref() != Some(payment.id.as_str()) {
-            return Err(ViolationKind::NotItsPayment {
-                client: client.into(),
-                answer: shown,
-            });
+        match answer.payment_id() {
+            Some(id) if id == payment.id => {}
+            Some(id) if ids.contains(&id) => {
+                return Err(ViolationKind::NotItsPayment {
+                    client: client.into(),
+                    answer: shown,
+                });
+            }
+            // No payment has the id the body gives (or it gives none, or not as a string).
+            _ => {
+                return Err(ViolationKind::NamesNoPayment {
+                    client: client.into(),
+                    answer: shown,
+                    named: named_id(&answer.body),
+                    payment: payment.id.clone(),
+                });
+            }
         }
         let first = *first.get_or_insert(answer);
         if (answer.body.as_str(), &answer.content_type)
@@ -123,6 +136,16 @@ pub(crate) fn verdict(
         }
     }
     Ok(())
+}
+
+/// What a 201's body gives for the payment's `id`, as its JSON shows it (`17`, `"key-1"`), or
+/// that it gives none.
+fn named_id(body: &str) -> String {
+    let body: serde_json::Value = serde_json::from_str(body).unwrap_or_default();
+    match &body["id"] {
+        serde_json::Value::Null => "no id at all".into(),
+        id => format!("the id {id}"),
+    }
 }
 
 /// Whether `answer` is a 409: nothing done, come back later. One without `Retry-After` leaves

@@ -55,6 +55,18 @@ impl Payments {
             .collect())
     }
 
+    /// The id of every payment, any client's, as the API shows it.
+    pub(crate) async fn ids(&self) -> Result<Vec<String>, KitError> {
+        let rows = (self.client)
+            .query("SELECT id FROM payments ORDER BY id", &[])
+            .await
+            .map_err(KitError::observer("reading the payments' ids"))?;
+        Ok(rows
+            .iter()
+            .map(|row| format!("pay_{}", row.get::<_, i64>(0)))
+            .collect())
+    }
+
     /// The back office refunds every payment of `client`: the payment changes after the
     /// response that created it was sent.
     pub(crate) async fn refund(&self, client: &str) -> Result<(), KitError> {

@@ -55,6 +55,14 @@ pub enum ViolationKind {
     InFlightWithoutRetryAfter { answer: String },
     /// A client was answered with a payment that is not its own.
     NotItsPayment { client: String, answer: String },
+    /// `client` was answered `answer`, whose body gives `named` for the payment's id, where
+    /// its payment is `payment`: no payment has that id.
+    NamesNoPayment {
+        client: String,
+        answer: String,
+        named: String,
+        payment: String,
+    },
     /// The expiry job ran once the key's window was over, and a request under the key was
     /// still answered as a replay. `kept`: the job left the key's row, and why.
     RememberedPastWindow { answer: String, kept: Option<Kept> },
@@ -255,6 +263,21 @@ impl Explain<Delivery> for ViolationKind {
                  same one; a key is unique within its client, never across clients, or one \
                  client is shown another's payment.\n{}",
                 see("A key belongs to its client")
+            ),
+            ViolationKind::NamesNoPayment {
+                client,
+                answer,
+                named,
+                payment,
+            } => write!(
+                f,
+                "{client} was answered {answer}, whose body gives {named} for the payment, \
+                 where {client}'s payment is {payment}: no payment of any client has that id.\n\
+                 The body is what the client keeps of its payment, and the id is how it finds \
+                 the payment again (GET /payments/{payment}, the Location of the 201): a \
+                 response under the key gives the client the response the first request got, \
+                 the same bytes, its id included.\n{}",
+                see("The response is stored with the payment")
             ),
             ViolationKind::RememberedPastWindow {
                 answer,

@@ -47,7 +47,8 @@ pub async fn forgotten_after_its_window<H: Handler>(subject: Subject<H>) -> Resu
     }
     // The forgotten key's new life, judged on its own: its payment is acme's second.
     let new_life = rows.get(1..).unwrap_or_default();
-    verdict(CLIENT, new_life, &again, false).map_err(Violation::caught(during, None))
+    let ids = (payments.ids().await).map_err(Violation::setup(during))?;
+    verdict(CLIENT, new_life, &again, false, &ids).map_err(Violation::caught(during, None))
 }
 // ANCHOR_END: forgotten_after_its_window
 

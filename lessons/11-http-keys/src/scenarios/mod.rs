@@ -83,11 +83,13 @@ async fn judge(
     interleaving: Option<&mut Interleaving>,
 ) -> Result<(), Violation> {
     let rows = (payments.of(client).await).map_err(Violation::setup(during))?;
+    let ids = (payments.ids().await).map_err(Violation::setup(during))?;
     let trace = interleaving.map(|interleaving| {
         interleaving.note(summary(client, &rows));
         interleaving.trace().clone()
     });
-    verdict(client, &rows, sent, overlapped).map_err(Violation::caught(during, trace.as_ref()))
+    verdict(client, &rows, sent, overlapped, &ids)
+        .map_err(Violation::caught(during, trace.as_ref()))
 }
 
 /// Each request's answer with the request, in the order `calls` lists the sessions that sent
