@@ -105,6 +105,26 @@ impl Inventory {
         })
     }
 
+    /// The key of a row that holds nothing and is released, under some other key than
+    /// `order_id`'s (a tombstone, as a release leaves one for an order it found no row of):
+    /// where a release that keyed it by something else than the order left it.
+    pub(crate) async fn tombstone_elsewhere(
+        &self,
+        order_id: &str,
+    ) -> Result<Option<String>, KitError> {
+        let row = self
+            .client
+            .query_opt(
+                "SELECT order_id FROM reservations
+                  WHERE order_id <> $1 AND sku IS NULL AND status = 'released'
+                  ORDER BY order_id LIMIT 1",
+                &[&order_id],
+            )
+            .await
+            .map_err(KitError::observer("reading the reservations"))?;
+        Ok(row.map(|row| row.get(0)))
+    }
+
     /// What the deliveries left, with the ids `published` (by the relay, before a restore)
     /// counted as announced: downstream consumers heard them whatever the tables say now.
     pub(crate) async fn observe(

@@ -56,6 +56,8 @@ pub enum ViolationKind {
         summary: String,
         /// What the release reported, if it did not fail.
         reported: Option<Outcome>,
+        /// The key of a tombstone the release left under something else than the order's id.
+        elsewhere: Option<String>,
     },
     /// Nothing was held and nothing returned, as it should be, but the reports do not say
     /// that the first release found nothing to release and every later delivery changed
@@ -202,18 +204,31 @@ impl Explain<Delivery> for ViolationKind {
                  that is over.\n{}",
                 see("The compensation that overtakes the action")
             ),
-            ViolationKind::HeldForACancelledOrder { summary, reported } => {
+            ViolationKind::HeldForACancelledOrder {
+                summary,
+                reported,
+                elsewhere,
+            } => {
                 let reported = match reported {
                     Some(outcome) => format!("the release reported {outcome:?}"),
                     None => "the release failed".to_string(),
+                };
+                let why = match elsewhere {
+                    None => "The release left nothing the reservation could see: the \
+                             reservation holds nothing only for an order that has a row already."
+                        .to_string(),
+                    Some(key) => format!(
+                        "The release did leave a row, a released reservation that holds \
+                         nothing, but under {key:?}, not under the order's id: the reservation \
+                         looks for the order's own row, found none, and held the units. What a \
+                         compensation leaves is found by what it compensates: the order."
+                    ),
                 };
                 write!(
                     f,
                     "{summary}. The order's release came first, and {reported}; then its \
                      reservation took the units off the shelf for an order that is over, and no \
-                     event will ever release them.\n\
-                     The release left nothing the reservation could see: the reservation \
-                     holds nothing only for an order that has a row already.\n{}",
+                     event will ever release them.\n{why}\n{}",
                     see("The compensation that overtakes the action")
                 )
             }

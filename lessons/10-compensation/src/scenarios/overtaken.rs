@@ -41,7 +41,10 @@ pub async fn cancelled_before_the_reservation<H: Handler>(
     let after = subject.handler.call(pool.clone(), failed("ord-1")).await;
     // ANCHOR_END: cancelled_first
     let row = (inventory.observe_row("ord-1").await).map_err(Violation::setup(during))?;
-    judge_cancelled_first(&reserved, &row, &before, after).map_err(Violation::caught(during, None))
+    let elsewhere = inventory.tombstone_elsewhere("ord-1").await;
+    let elsewhere = elsewhere.map_err(Violation::setup(during))?;
+    judge_cancelled_first(&reserved, &row, &before, after, elsewhere)
+        .map_err(Violation::caught(during, None))
 }
 
 /// Nothing failed; the reservation held nothing (`reserved`: its row and shelf right after
@@ -52,6 +55,7 @@ fn judge_cancelled_first(
     row: &OrderRow,
     before: &[(ReservationEvent, Result<Outcome, sqlx::Error>)],
     after: Result<Outcome, sqlx::Error>,
+    elsewhere: Option<String>,
 ) -> Result<(), ViolationKind> {
     if let Some((event, Err(error))) = before.iter().find(|(_, outcome)| outcome.is_err()) {
         return Err(failure(event, error));
@@ -63,6 +67,7 @@ fn judge_cancelled_first(
         return Err(ViolationKind::HeldForACancelledOrder {
             summary: reserved.summary(),
             reported: first.copied(),
+            elsewhere,
         });
     }
     let after = after.map_err(|error| ViolationKind::Common(Common::failed(&error)))?;
@@ -151,9 +156,11 @@ pub async fn cancellation_races_the_reservation<H: Handler>(
     }
     if row.status.as_deref() == Some("held") {
         let reported = outcomes.first().and_then(|o| o.as_ref().ok()).copied();
+        let elsewhere = inventory.tombstone_elsewhere("ord-1").await;
         return Err(violation(ViolationKind::HeldForACancelledOrder {
             summary: row.summary(),
             reported,
+            elsewhere: elsewhere.map_err(Violation::setup(during))?,
         }));
     }
     let observed = observe(&inventory, "ord-1", during, None).await?;
