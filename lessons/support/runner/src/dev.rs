@@ -19,7 +19,7 @@ fn with_db_dir(mut command: Command, root: &Path) -> Command {
     command
 }
 
-fn run(mut command: Command) -> Result<ExitCode, String> {
+pub(crate) fn run(mut command: Command) -> Result<ExitCode, String> {
     let status = command.status().map_err(cargo_missing)?;
     Ok(match status.code() {
         Some(0) => ExitCode::SUCCESS,
@@ -29,7 +29,7 @@ fn run(mut command: Command) -> Result<ExitCode, String> {
 }
 
 /// `cargo run` of one of the kit's binaries, its arguments to follow.
-fn kit_binary(mut command: Command, binary: &str) -> Command {
+pub(crate) fn kit_binary(mut command: Command, binary: &str) -> Command {
     command.args([
         "run",
         "--quiet",

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::catalog;
-use crate::tests_run::{cargo, cargo_missing};
+use crate::tests_run::cargo;
 
 /// A play may take as long as its specs make it wait (a step is cancelled after
 /// `PGISOLATIONTIMEOUT`, 300 s unless set): the kit's deadline for one test is no limit here.
@@ -47,17 +47,8 @@ pub fn play(
         }
         None => None,
     };
-    let mut command = cargo(root);
+    let mut command = crate::dev::kit_binary(cargo(root), "workbook-play");
     command
-        .args([
-            "run",
-            "--quiet",
-            "-p",
-            "workbook-kit",
-            "--bin",
-            "workbook-play",
-            "--",
-        ])
         .arg(&path)
         .arg(&out)
         .args(
@@ -72,7 +63,7 @@ pub fn play(
     if let Some(level) = level {
         command.args(["--level", level]);
     }
-    let status = command.status().map_err(cargo_missing)?;
+    let played = crate::dev::run(command)?;
     for (n, json) in pages_to_write(&out) {
         let title = format!(
             "{}, permutation {n}",
@@ -89,11 +80,7 @@ pub fn play(
             eprintln!("permutation {n}, step by step: file://{}", page.display());
         }
     }
-    Ok(match status.code() {
-        Some(0) => ExitCode::SUCCESS,
-        Some(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
-        None => ExitCode::FAILURE,
-    })
+    Ok(played)
 }
 
 /// The statements each permutation left (`N.json`), by N.
