@@ -119,9 +119,9 @@ pub(crate) fn verdict(
             _ => {
                 return Err(ViolationKind::NamesNoPayment {
                     client: client.into(),
-                    answer: shown,
-                    named: named_id(&answer.body),
-                    payment: payment.id.clone(),
+                    answer: shown.into(),
+                    named: named_id(&answer.body).into(),
+                    payment: payment.id.as_str().into(),
                 });
             }
         }

@@ -58,10 +58,10 @@ pub enum ViolationKind {
     /// `client` was answered `answer`, whose body gives `named` for the payment's id, where
     /// its payment is `payment`: no payment has that id.
     NamesNoPayment {
-        client: String,
-        answer: String,
-        named: String,
-        payment: String,
+        client: Box<str>,
+        answer: Box<str>,
+        named: Box<str>,
+        payment: Box<str>,
     },
     /// The expiry job ran once the key's window was over, and a request under the key was
     /// still answered as a replay. `kept`: the job left the key's row, and why.
