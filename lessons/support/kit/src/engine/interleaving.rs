@@ -97,6 +97,16 @@ enum StepState<T> {
     Finished(T),
 }
 
+/// Waits until `pool` holds its connections idle again (a handler's connection back, after
+/// whatever the pool sends as it takes it: the ROLLBACK of a transaction the handler dropped),
+/// for at most [`QUIESCE_WITHIN`]: a connection that never comes back is the pool's to drop.
+pub(crate) async fn pool_at_rest(pool: &PgPool) {
+    let started = Instant::now();
+    while pool.num_idle() < pool.size() as usize && started.elapsed() < QUIESCE_WITHIN {
+        tokio::time::sleep(POLL_EVERY).await;
+    }
+}
+
 impl Interleaving {
     pub async fn new(db: &TestDatabase) -> Result<Interleaving, KitError> {
         // Recorded when the checks or `cargo workbook trace` ask for the statements.

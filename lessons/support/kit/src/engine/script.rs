@@ -388,6 +388,11 @@ impl Interleaving {
             let action = steps.remove(name).unwrap_or_else(|| {
                 panic!("the permutation {permutation:?} names {name:?}, which is no step or is named twice")
             });
+            if self.statements().is_some() {
+                let returned: Vec<&str> = ran.outcomes.iter().map(|(n, _)| n.as_str()).collect();
+                self.let_the_last_step_settle(&mut workers, &pools, &returned)
+                    .await?;
+            }
             if let Some(statements) = self.statements() {
                 statements.next_step(action.session());
             }
@@ -619,6 +624,32 @@ impl Interleaving {
 }
 
 impl Interleaving {
+    /// While statements are recorded, before the next step begins: each running delivery the
+    /// last step may have set free runs to its next wait or to its end, and each that has
+    /// returned has its pool take its connection back (answering the ROLLBACK of a transaction
+    /// the handler dropped). So each statement is recorded in the step that let it run, the
+    /// same every run, rather than in whichever step the engine had reached when it was sent.
+    /// `returned`: the deliveries whose results are in already. A delivery abandoned or killed
+    /// is neither: its pool may never take its connection back.
+    async fn let_the_last_step_settle<T>(
+        &mut self,
+        workers: &mut [(String, Worker<T>)],
+        pools: &[(String, PgPool)],
+        returned: &[&str],
+    ) -> Result<(), KitError> {
+        for (_, worker) in workers.iter_mut() {
+            self.settle_if_changed(worker).await?;
+        }
+        let returned_now =
+            |name: &str| (workers.iter()).any(|(w, worker)| w == name && !worker.was_waiting());
+        for (name, pool) in pools {
+            if returned.contains(&name.as_str()) || returned_now(name) {
+                crate::engine::interleaving::pool_at_rest(pool).await;
+            }
+        }
+        Ok(())
+    }
+
     /// Looks again at each session step that waited, in the order they started waiting, as
     /// the isolation tester does: one that has finished is recorded now, so the trace shows it
     /// where it happened. Whether any finished.
