@@ -127,8 +127,10 @@ impl Explain<Delivery> for ViolationKind {
                         f,
                         "Different events for one order, so the dedupe guard let each of them \
                          through, as it should: their ids differ. Then each delivery moved the \
-                         order, so each found it pending (its read ran before the other's change \
-                         committed) or never looked. {verdicts}\n{}",
+                         order, so every delivery after the first moved an order another had \
+                         already resolved, and its terminal-state guard let it: the guard read \
+                         the status before the other's change committed, read something other \
+                         than the status, or never looked. {verdicts}\n{}",
                         see("04", "The race the status check loses")
                     )
                 }
