@@ -80,7 +80,7 @@ async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result
     // sends it again (the spec's next request). Only a COMMIT that never reached the server
     // makes a success a lie, and only if no retry of its own committed.
     if let Some((worker, cut)) = cut_at_commit(&run).filter(|(w, _)| ran.cut(w).is_some()) {
-        let hides = cut == Cut::BeforeCommit && !ran.committed_after_cut(worker);
+        let hides = cut.loses_the_commit() && !ran.committed_after_cut(worker);
         let (theirs, kept): (Vec<_>, Vec<_>) =
             ran.outcomes.into_iter().partition(|(w, _)| w == worker);
         let hidden = (theirs.into_iter())

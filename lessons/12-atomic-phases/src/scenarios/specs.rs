@@ -201,9 +201,9 @@ async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result
     // Its payment is a lie only where that COMMIT never reached the server and nothing of its
     // own committed after; otherwise the books judge it.
     let cut = (steps.iter().map(|(session, _)| *session)).find(|s| ran.cut(s).is_some());
-    let lying =
-        cut.filter(|s| ran.cut(s) == Some(Cut::BeforeCommit) && !ran.committed_after_cut(s));
-    ended.extend(cut.filter(|s| lying == Some(*s) || ran.cut(s) != Some(Cut::BeforeCommit)));
+    let lost = |s: &&str| ran.cut(s).is_some_and(Cut::loses_the_commit);
+    let lying = cut.filter(|s| lost(s) && !ran.committed_after_cut(s));
+    ended.extend(cut.filter(|s| lying == Some(*s) || !lost(s)));
     let (gone, outcomes): (Vec<_>, Vec<_>) =
         (ran.outcomes.into_iter()).partition(|(session, _)| ended.contains(&session.as_str()));
     let hidden = (gone.into_iter())

@@ -142,6 +142,9 @@ impl Interleaving {
         for pool in pools {
             let _ = tokio::time::timeout(QUIESCE_WITHIN, pool.close()).await;
         }
+        for (_, relay, _) in &self.cuts {
+            relay.let_go().await;
+        }
         let relays = (self.cuts.iter().map(|(_, relay, _)| relay))
             .chain(self.statements.iter().flat_map(|(_, relays)| relays));
         for relay in relays {
@@ -574,6 +577,7 @@ impl Interleaving {
             }
             (StepState::Waiting { .. }, None) => unreachable!("a waiting worker keeps its task"),
         };
+        self.let_go_of(&worker.name).await;
         self.note_cut(&worker.name);
         self.trace.done(&worker.name, describe(&result));
         Ok(result)
@@ -606,6 +610,14 @@ impl Interleaving {
         )
     }
 
+    /// Once `worker`'s delivery has answered, the server lets go of the transaction its cut
+    /// held open (if it did), and the next step meets it rolled back, every run.
+    async fn let_go_of(&self, worker: &str) {
+        for (_, relay, _) in self.cuts.iter().filter(|(w, _, _)| w == worker) {
+            relay.let_go().await;
+        }
+    }
+
     /// Says in the trace, once, that `worker`'s connection was cut at its COMMIT, where.
     fn note_cut(&mut self, worker: &str) {
         let Some((_, relay, noted)) =
@@ -615,6 +627,11 @@ impl Interleaving {
         };
         *noted = true;
         let what = match (relay.cut(), relay.point()) {
+            (Cut::BeforeCommitHeldOpen, _) => "<its COMMIT never reached the server: the \
+                                               connection was cut, the server not told; it \
+                                               kept the transaction open, in progress, a while, \
+                                               then rolled it back>"
+                .to_string(),
             (Cut::BeforeCommit, _) => "<its COMMIT never reached the server: the connection \
                                        was cut, and the server rolled its transaction back>"
                 .to_string(),
@@ -662,6 +679,7 @@ impl Interleaving {
         let mut every = POLL_EVERY;
         loop {
             if task.is_finished() {
+                self.let_go_of(name).await;
                 return match task.await {
                     Ok(result) => Ok(StepState::Finished(result)),
                     Err(e) => std::panic::resume_unwind(e.into_panic()),
@@ -682,6 +700,7 @@ impl Interleaving {
             }
             // Until the next look, or the step's end, whichever comes first.
             if let Ok(joined) = tokio::time::timeout(every, &mut *task).await {
+                self.let_go_of(name).await;
                 return match joined {
                     Ok(result) => Ok(StepState::Finished(result)),
                     Err(e) => std::panic::resume_unwind(e.into_panic()),

@@ -36,7 +36,7 @@
 //! - The workbook's steps: `step NAME deliver {JSON}` hands the lesson's handler one event (or
 //!   request), written as the lesson's by-hand lines are; `kill|cancel|abandon SESSION` ends a
 //!   delivering session's work as a crash, a statement timeout or a dropped future would; `cut
-//!   SESSION before commit|after commit|after every commit`, played before that session's
+//!   SESSION before commit [held open]|after commit|after every commit`, played before that session's
 //!   delivery, cuts its connection at a COMMIT; `hook HOOK [ARGUMENT…]` runs something the
 //!   lesson supplies in Rust, by name.
 //! - The workbook's lines after a permutation: `expect exercise|solution VERDICT [WORD…]` (`holds`,

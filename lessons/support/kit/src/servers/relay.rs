@@ -8,6 +8,9 @@
 //!   killed after the server answered).
 //! - [`Cut::BeforeCommit`]: the COMMIT itself is lost on its way, and the server rolls the
 //!   transaction back. To the handler the two look the same: its connection failed at COMMIT.
+//! - [`Cut::BeforeCommitHeldOpen`]: the COMMIT is lost, and the server is not told either, as
+//!   when a network drops packets instead of closing the connection: the transaction stays open,
+//!   `in progress` to anyone who asks, until the server lets go of it and rolls it back.
 //!
 //! The kit can otherwise only kill or cancel a session while it waits on a lock, which never
 //! happens at the COMMIT; this plays the moment no lock marks.
@@ -15,16 +18,21 @@
 //! When it cuts, the relay first ends the server's side and waits until the server has closed
 //! it (the backend has rolled back, or had nothing left to do, and exited), and only then closes
 //! the worker's side: by the time the handler sees the error, nothing of the dead session holds
-//! a lock, so the next step of a script meets the same database every run.
+//! a lock, so the next step of a script meets the same database every run. Held open, the order
+//! is the other way round, and the server's side is let go at a moment the engine can name: when
+//! the delivery has answered ([`Relay::let_go`]), or as soon as another session waits on the
+//! held transaction (a handler that retried on a new connection would otherwise wait forever on
+//! its own dead one; a real server would end it too, once its keepalive noticed).
 
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgSslMode};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::watch;
 
 use super::wire::read_message;
 use crate::engine::statements::{Connection, Statements};
@@ -39,6 +47,10 @@ use tokio::task::JoinHandle;
 pub enum Cut {
     /// At its first COMMIT, which never reaches the server: the server rolls back.
     BeforeCommit,
+    /// At its first COMMIT, which never reaches the server, while the server's side stays open:
+    /// the transaction is `in progress` (and holds its locks) until [`Relay::let_go`] or until
+    /// another session waits on it, and then rolls back.
+    BeforeCommitHeldOpen,
     /// At its first COMMIT, once the server has committed: its answer never reaches the worker.
     AfterCommit,
     /// Once the server has committed the worker's *n*th commit (a COMMIT, or a statement that
@@ -49,9 +61,23 @@ pub enum Cut {
     AfterEveryCommit,
 }
 
+impl Cut {
+    /// Whether the COMMIT never reaches the server, which rolls the transaction back.
+    pub fn loses_the_commit(self) -> bool {
+        matches!(self, Cut::BeforeCommit | Cut::BeforeCommitHeldOpen)
+    }
+}
+
 /// How long the server may take to close its side once the relay has closed its own: a
 /// rollback and a process exit, a few milliseconds.
 const SERVER_GONE_WITHIN: Duration = Duration::from_secs(20);
+
+/// How long a held-open transaction may stay open if nothing lets go of it: longer than any
+/// step may take, so it ends a scenario that forgot, never one that is running.
+const HELD_AT_MOST: Duration = Duration::from_secs(120);
+
+/// How often a held-open transaction's relay asks whether a session waits on it.
+const LOOK_FOR_WAITERS_EVERY: Duration = Duration::from_millis(2);
 
 /// A relay listening on a unix socket of its own, for one worker's pool.
 pub struct Relay {
@@ -60,6 +86,8 @@ pub struct Relay {
     /// How many connections it is relaying now.
     live: Arc<AtomicUsize>,
     cut: Arc<Arming>,
+    /// Set once to let go of a held-open transaction; dropped with the relay, which does too.
+    release: watch::Sender<bool>,
     listener: JoinHandle<()>,
 }
 
@@ -78,6 +106,15 @@ struct Arming {
     committed_since: AtomicBool,
     /// The command the cut fell after (`COMMIT`, `INSERT 0 1`), for the trace.
     cut_after: std::sync::Mutex<String>,
+    /// The server process of the connection that may be cut (from its BackendKeyData), which
+    /// a held-open cut watches for waiters.
+    backend: AtomicI32,
+    /// True while the server's side of a cut connection is held open.
+    holding: watch::Sender<bool>,
+    /// Whether to let go of it now.
+    release: watch::Receiver<bool>,
+    /// How the relay itself reaches the server, to look for sessions that wait on it.
+    watch_with: PgConnectOptions,
 }
 
 impl Arming {
@@ -117,6 +154,7 @@ impl Relay {
         let upstream = upstream_of(options);
         let dir = tempfile::Builder::new().prefix("wb-relay").tempdir()?;
         let listener = UnixListener::bind(socket_in(dir.path(), options.get_port()))?;
+        let (release, released) = watch::channel(false);
         let cut = Arc::new(Arming {
             cut,
             point,
@@ -124,6 +162,10 @@ impl Relay {
             fired: AtomicBool::new(false),
             committed_since: AtomicBool::new(false),
             cut_after: std::sync::Mutex::default(),
+            backend: AtomicI32::new(0),
+            holding: watch::Sender::new(false),
+            release: released,
+            watch_with: options.clone().application_name("workbook relay"),
         });
         let arming = Arc::clone(&cut);
         let upstream = Arc::new(upstream);
@@ -155,6 +197,7 @@ impl Relay {
             dir,
             live,
             cut,
+            release,
             listener,
         })
     }
@@ -171,6 +214,16 @@ impl Relay {
         while self.live.load(Ordering::SeqCst) > 0 && started.elapsed() < within {
             tokio::time::sleep(Duration::from_millis(2)).await;
         }
+    }
+
+    /// Lets go of a held-open transaction ([`Cut::BeforeCommitHeldOpen`]), and waits until the
+    /// server has closed its side: its transaction has rolled back and holds no lock. At once
+    /// for any other relay, or one that holds nothing (any longer).
+    pub async fn let_go(&self) {
+        self.release.send_replace(true);
+        let mut holding = self.cut.holding.subscribe();
+        let _ =
+            tokio::time::timeout(SERVER_GONE_WITHIN, holding.wait_for(|holding| !*holding)).await;
     }
 
     /// Whether the cut has happened: a handler that never commits is never cut.
@@ -287,17 +340,57 @@ async fn relay_one(
         stopped = server_to_worker(&mut from_server, &mut to_worker, (arming, may_cut), reading) => stopped?,
     };
     if let Stopped::Cut = stopped {
-        // The server's side first, and wait for the server to close it: its backend has then
-        // rolled back (or had nothing open) and exited, and holds no lock.
-        to_server.shutdown().await?;
+        if arming.cut == Cut::BeforeCommitHeldOpen {
+            // The worker's side first: the handler's read fails now, while the server still
+            // waits for a COMMIT that will never come.
+            drop((from_worker, to_worker));
+            hold_open(&mut from_server, arming).await;
+        }
+        // The server's side, and wait for the server to close it: its backend has then rolled
+        // back (or had nothing open) and exited, and holds no lock.
+        let _ = to_server.shutdown().await;
         let mut rest = Vec::new();
         let _ = tokio::time::timeout(SERVER_GONE_WITHIN, from_server.read_to_end(&mut rest)).await;
+        arming.holding.send_replace(false);
     }
     // Dropping the worker's halves closes its socket: the handler's read fails.
     Ok(())
 }
 
-/// The worker's messages, forwarded; for [`Cut::BeforeCommit`], stops at its COMMIT instead.
+/// Keeps a cut connection's server side open, its transaction `in progress`, until the relay
+/// is told to let go (or dropped), another session waits on the transaction's locks, the
+/// server closes it (its session was terminated), or [`HELD_AT_MOST`] has passed.
+async fn hold_open(from_server: &mut (impl AsyncRead + Unpin), arming: &Arming) {
+    let mut release = arming.release.clone();
+    let backend = arming.backend.load(Ordering::SeqCst);
+    let Ok(mut watcher) =
+        <sqlx::PgConnection as sqlx::Connection>::connect_with(&arming.watch_with).await
+    else {
+        return;
+    };
+    let started = std::time::Instant::now();
+    let mut discarded = [0u8; 512];
+    while !*release.borrow_and_update() && started.elapsed() < HELD_AT_MOST {
+        // `pg_blocking_pids` is the server's own answer to "who waits on whom": no timing.
+        let waited_on: Result<bool, _> = sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid)))",
+        )
+        .bind(backend)
+        .fetch_one(&mut watcher)
+        .await;
+        if waited_on.unwrap_or(true) {
+            break;
+        }
+        tokio::select! {
+            changed = release.changed() => if changed.is_err() { break },
+            read = from_server.read(&mut discarded) => if !matches!(read, Ok(n) if n > 0) { break },
+            () = tokio::time::sleep(LOOK_FOR_WAITERS_EVERY) => {}
+        }
+    }
+    let _ = sqlx::Connection::close(watcher).await;
+}
+
+/// The worker's messages, forwarded; for a cut that loses the COMMIT, stops at it instead.
 async fn worker_to_server(
     from: &mut (impl AsyncRead + Unpin),
     to: &mut (impl AsyncWrite + Unpin),
@@ -315,7 +408,10 @@ async fn worker_to_server(
                 .sent(&message);
         }
         typed = true;
-        if may_cut && arming.cut == Cut::BeforeCommit && message.is_commit() && arming.fire() {
+        if may_cut && arming.cut.loses_the_commit() && message.is_commit() && arming.fire() {
+            if arming.cut == Cut::BeforeCommitHeldOpen {
+                arming.holding.send_replace(true);
+            }
             return Ok(Stopped::Cut);
         }
         to.write_all(&message.raw).await?;
@@ -348,6 +444,10 @@ async fn server_to_worker(
                 .unwrap_or_else(|e| e.into_inner())
                 .received(&message);
         }
+        if may_cut && message.kind() == Some(b'K') && message.body().len() >= 4 {
+            let pid = i32::from_be_bytes(message.body()[..4].try_into().unwrap_or_default());
+            arming.backend.store(pid, Ordering::SeqCst);
+        }
         if message.completes_a_write() {
             wrote = true;
             last_write = message.first_string().to_string();
@@ -370,14 +470,14 @@ async fn server_to_worker(
         let holds = match arming.cut {
             Cut::AfterCommit => may_cut && message.completes_a_commit(),
             Cut::AfterEveryCommit => message.completes_a_write() && arming.point.is_some(),
-            Cut::BeforeCommit => false,
+            Cut::BeforeCommit | Cut::BeforeCommitHeldOpen => false,
         };
         if !fired && (!held.is_empty() || holds) {
             held.extend_from_slice(&message.raw);
             let here = match arming.cut {
                 Cut::AfterCommit => committed,
                 Cut::AfterEveryCommit => aimed,
-                Cut::BeforeCommit => false,
+                Cut::BeforeCommit | Cut::BeforeCommitHeldOpen => false,
             };
             if here && arming.fire() {
                 if let Ok(mut tag) = arming.cut_after.lock() {

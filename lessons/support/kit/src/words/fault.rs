@@ -12,6 +12,9 @@ pub enum Fault {
     /// Its COMMIT never reached the server: the connection was cut on the way, and the server
     /// rolled the transaction back.
     CommitLost,
+    /// Its COMMIT never reached the server, and the server was not told: it kept the
+    /// transaction open, `in progress`, a while, then rolled it back.
+    CommitLostUnnoticed,
 }
 
 impl Fault {
@@ -20,6 +23,10 @@ impl Fault {
         match self {
             Fault::Cancelled => "statement was cancelled (SQLSTATE 57014)",
             Fault::CommitLost => "COMMIT was lost on its way to the server (its connection cut)",
+            Fault::CommitLostUnnoticed => {
+                "COMMIT was lost on its way to the server, which was not told and kept the \
+                 transaction open, in progress, for a while"
+            }
             Fault::Killed => {
                 "session was terminated (its connection lost, as when its process dies)"
             }

@@ -60,6 +60,81 @@ async fn a_commit_cut_before_the_server_got_it_rolls_back_and_the_handler_sees_a
     );
 }
 
+/// A COMMIT lost with the server not told: asked while the delivery runs, the server says its
+/// transaction is `in progress`; once the delivery has answered, the transaction has rolled
+/// back, and nothing of it holds a lock.
+#[tokio::test]
+async fn a_commit_lost_unnoticed_is_in_progress_until_the_delivery_answers() {
+    let (db, session) = crate::accounts_and_claims().await;
+    async fn claim_and_ask(pool: PgPool, (): ()) -> Result<String, sqlx::Error> {
+        let mut tx = pool.begin().await?;
+        sqlx::query("INSERT INTO claims VALUES (1)")
+            .execute(&mut *tx)
+            .await?;
+        let xid: String = sqlx::query_scalar("SELECT pg_current_xact_id()::text")
+            .fetch_one(&mut *tx)
+            .await?;
+        match tx.commit().await {
+            Ok(()) => Ok("committed, and told so".into()),
+            Err(_) => {
+                sqlx::query_scalar("SELECT pg_xact_status($1::text::xid8)")
+                    .bind(xid)
+                    .fetch_one(&pool)
+                    .await
+            }
+        }
+    }
+    let script = Script::new(&claim_and_ask, |()| "claim".into())
+        .cut("lose", "worker", Cut::BeforeCommitHeldOpen)
+        .deliver("worker", "claim", ());
+    let mut interleaving = Interleaving::new(&db).await.unwrap();
+    let ran = interleaving
+        .run(&db, script, "lose claim", |r| format!("{r:?}"))
+        .await
+        .unwrap();
+    let trace = interleaving.trace().to_string();
+    let (_, asked) = &ran.outcomes[0];
+    assert_eq!(asked.as_deref().ok(), Some("in progress"), "{trace}");
+    assert_eq!(ran.cut("worker"), Some(Cut::BeforeCommitHeldOpen));
+    // The row the dead transaction inserted is gone, and its key free: this insert would wait
+    // on a transaction still open.
+    session
+        .batch_execute("SET lock_timeout = '5s'; INSERT INTO claims VALUES (1)")
+        .await
+        .unwrap_or_else(|e| panic!("the held transaction still holds its row: {e}\n{trace}"));
+    assert!(trace.contains("kept the transaction open"), "{trace}");
+}
+
+/// A handler that retries on a new connection while its lost COMMIT is held open waits on its
+/// own dead transaction: the relay lets go as soon as it waits, and the retry commits.
+#[tokio::test]
+async fn a_retry_waiting_on_its_own_held_transaction_is_let_through() {
+    let (db, session) = crate::accounts_and_claims().await;
+    async fn credit_twice_if_need_be(pool: PgPool, (): ()) -> Result<(), sqlx::Error> {
+        match crate::credit(pool.clone(), ()).await {
+            Err(sqlx::Error::Io(_)) => crate::credit(pool, ()).await,
+            other => other,
+        }
+    }
+    let script = Script::new(&credit_twice_if_need_be, |()| "credit".into())
+        .cut("lose", "worker", Cut::BeforeCommitHeldOpen)
+        .deliver("worker", "credit", ());
+    let mut interleaving = Interleaving::new(&db).await.unwrap();
+    let ran = interleaving
+        .run(&db, script, "lose credit", |r| format!("{r:?}"))
+        .await
+        .unwrap();
+    let trace = interleaving.trace().to_string();
+    assert!(ran.outcomes[0].1.is_ok(), "the retry committed\n{trace}");
+    assert!(ran.committed_after_cut("worker"), "{trace}");
+    let balance: i32 = session
+        .query_one("SELECT balance FROM accounts WHERE id = 1", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(balance, 1, "one credit, the retry's\n{trace}");
+}
+
 /// The relay cuts once: a handler that retries on a new connection reaches the server, and
 /// can ask it what became of its first transaction (`pg_xact_status`).
 #[tokio::test]

@@ -503,6 +503,7 @@ impl<'a> Parser<'a> {
                 let session = target(self)?;
                 let cut = match self.rest_of_line().join(" ").as_str() {
                     "before commit" => Cut::BeforeCommit,
+                    "before commit held open" => Cut::BeforeCommitHeldOpen,
                     "after commit" => Cut::AfterCommit,
                     "after every commit" => Cut::AfterEveryCommit,
                     other => {
@@ -510,7 +511,8 @@ impl<'a> Parser<'a> {
                             line,
                             format!(
                                 "step `{step}`: `cut {session}` is followed by `before commit`, \
-                                 `after commit` or `after every commit`, not `{other}`"
+                                 `before commit held open`, `after commit` or `after every \
+                                 commit`, not `{other}`"
                             ),
                         ));
                     }

@@ -245,22 +245,22 @@ where
         match (cut_of(&worker), result) {
             // The server rolled back: an error is the truth, and a success hides the failure,
             // unless the handler tried again on a new connection and committed there.
-            ((Some(Cut::BeforeCommit), _), Err(_)) => {
-                ended.push((worker, event, Fault::CommitLost));
+            ((Some(cut), _), Err(_)) if cut.loses_the_commit() => {
+                ended.push((worker, event, lost(cut)));
             }
-            ((Some(Cut::BeforeCommit), false), Ok(reported)) => {
+            ((Some(cut), false), Ok(reported)) if cut.loses_the_commit() => {
                 hidden.get_or_insert(Hidden {
                     session: worker.clone(),
-                    fault: Fault::CommitLost,
+                    fault: lost(cut),
                     reported,
                     waited_on: Vec::new(),
                 });
-                ended.push((worker, event, Fault::CommitLost));
+                ended.push((worker, event, lost(cut)));
             }
             // The server committed: an error is all the handler can know without asking, and
             // a success is true (it asked, or its retry found the work done). Whatever it said,
             // the work is the first delivery's, and no one else need claim it.
-            ((Some(Cut::AfterCommit | Cut::AfterEveryCommit), _), result) => {
+            ((Some(_), _), result) => {
                 answers_lost.push((worker, event, result));
             }
             (_, result) => delivered.push((worker, event, result)),
@@ -275,4 +275,12 @@ where
         waited,
         no_waits: permutation.no_waits.clone(),
     })
+}
+
+/// The fault a cut that loses the COMMIT puts on its delivery.
+fn lost(cut: Cut) -> Fault {
+    match cut {
+        Cut::BeforeCommitHeldOpen => Fault::CommitLostUnnoticed,
+        _ => Fault::CommitLost,
+    }
 }

@@ -337,8 +337,8 @@ fn each_kind_of_bad_file_is_refused_with_its_line() {
         (
             "session w\nstep d deliver {}\nsession s\nstep c cut w during commit\npermutation c d\n",
             4,
-            "`cut w` is followed by `before commit`, `after commit` or `after every commit`, not \
-             `during commit`",
+            "`cut w` is followed by `before commit`, `before commit held open`, `after commit` or \
+             `after every commit`, not `during commit`",
         ),
         (
             "session w\nstep d deliver {}\nsession s\nstep c cut w after commit\npermutation d c\n",
