@@ -20,6 +20,7 @@ use crate::servers::database::TestDatabase;
 use crate::servers::relay::{Cut, Relay};
 use crate::words::trace::Trace;
 
+mod pause;
 mod session_step;
 pub use session_step::{Rows, StepResult};
 
@@ -47,6 +48,9 @@ pub struct Interleaving {
     /// said that it did. A relay lives as long as the scenario: its worker's pool reaches the
     /// server through it until the end.
     cuts: Vec<(String, Relay, bool)>,
+    /// Each worker whose connection a relay pauses after its first commit, until the script
+    /// resumes it ([`Cut::PauseAfterCommit`]).
+    pauses: Vec<(String, Relay)>,
     /// Every statement of the scenario, when it is being recorded ([`Interleaving::record`]),
     /// and the relays that read the workers' statements off the wire.
     statements: Option<(Arc<Statements>, Vec<Relay>)>,
@@ -116,6 +120,7 @@ impl Interleaving {
             names: Vec::new(),
             trace: (recorded.clone()).map_or_else(Trace::default, Trace::recording),
             cuts: Vec::new(),
+            pauses: Vec::new(),
             statements: recorded.map(|statements| (statements, Vec::new())),
         })
     }
@@ -142,10 +147,13 @@ impl Interleaving {
         for pool in pools {
             let _ = tokio::time::timeout(QUIESCE_WITHIN, pool.close()).await;
         }
-        for (_, relay, _) in &self.cuts {
+        let held = (self.cuts.iter().map(|(_, relay, _)| relay))
+            .chain(self.pauses.iter().map(|(_, relay)| relay));
+        for relay in held {
             relay.let_go().await;
         }
         let relays = (self.cuts.iter().map(|(_, relay, _)| relay))
+            .chain(self.pauses.iter().map(|(_, relay)| relay))
             .chain(self.statements.iter().flat_map(|(_, relays)| relays));
         for relay in relays {
             relay.quiet(QUIESCE_WITHIN).await;
@@ -250,7 +258,7 @@ impl Interleaving {
             .wait_until_waiting_or_finished(name, &backends, &mut task)
             .await?;
         match &state {
-            StepState::Waiting { on } => self.trace.waits(name, shown_as, on),
+            StepState::Waiting { on } => self.trace_waits(name, shown_as, on),
             StepState::Finished(_) => self.trace.step(name, shown_as),
         }
         let task = matches!(state, StepState::Waiting { .. }).then_some(task);
@@ -547,7 +555,7 @@ impl Interleaving {
             .await?;
         if let StepState::Waiting { on } = &state {
             if always || on != worker.waiting_on() {
-                self.trace.waits(&worker.name, "", on);
+                self.trace_waits(&worker.name, "", on);
             }
             worker.task = Some(task);
         }
@@ -627,6 +635,8 @@ impl Interleaving {
         };
         *noted = true;
         let what = match (relay.cut(), relay.point()) {
+            // Not a cut: a paused worker is in `pauses`, and says so where it pauses.
+            (Cut::PauseAfterCommit, _) => return,
             (Cut::BeforeCommitHeldOpen, _) => "<its COMMIT never reached the server: the \
                                                connection was cut, the server not told; it \
                                                kept the transaction open, in progress, a while, \
@@ -685,7 +695,10 @@ impl Interleaving {
                     Err(e) => std::panic::resume_unwind(e.into_panic()),
                 };
             }
-            let on = self.blocking(name, backends).await?;
+            let on = match self.paused(name) {
+                true => vec![pause::PAUSED.to_string()],
+                false => self.blocking(name, backends).await?,
+            };
             if !on.is_empty() {
                 if let Some(statements) = self.statements() {
                     statements.waiting(name, &on);

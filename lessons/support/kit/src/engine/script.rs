@@ -59,6 +59,8 @@ enum Action<T> {
     /// `worker`'s delivery, not started yet, will reach the server through a relay that cuts
     /// its connection at its first COMMIT ([`Cut`]).
     Cut { worker: String, cut: Cut },
+    /// `worker`, paused after a commit ([`Cut::PauseAfterCommit`]), gets its answer and runs on.
+    Resume { worker: String },
 }
 
 impl<T> Action<T> {
@@ -71,7 +73,8 @@ impl<T> Action<T> {
             | Action::Kill { worker }
             | Action::Cancel { worker }
             | Action::Abandon { worker }
-            | Action::Cut { worker, .. } => worker,
+            | Action::Cut { worker, .. }
+            | Action::Resume { worker } => worker,
         }
     }
 }
@@ -325,6 +328,17 @@ impl<E: Send + 'static, H: Handler<E>> Script<E, H> {
         self
     }
 
+    /// Step `step`: `worker`, paused after its first commit by a `cut` of
+    /// [`Cut::PauseAfterCommit`], gets the server's answer and runs on. Every other waiting
+    /// worker is looked at again.
+    pub fn resume(mut self, step: &str, worker: &str) -> Self {
+        let action = Action::Resume {
+            worker: worker.into(),
+        };
+        self.steps.push((step.into(), action));
+        self
+    }
+
     /// Step `step`: the statement `worker` waits in is cancelled, as `statement_timeout` would
     /// cancel it; its session stays in its pool. Every other waiting worker is looked at again.
     pub fn cancel(mut self, step: &str, worker: &str) -> Self {
@@ -458,8 +472,12 @@ impl Interleaving {
                             let recording = self.statements().cloned();
                             let (pool, relay) =
                                 db.pool_cut((cut, point), 1, &worker, recording).await?;
-                            self.cut_through(&worker, relay);
-                            cut_steps.push((step, worker.clone()));
+                            if cut == Cut::PauseAfterCommit {
+                                self.pause_through(&worker, relay);
+                            } else {
+                                self.cut_through(&worker, relay);
+                                cut_steps.push((step, worker.clone()));
+                            }
                             pool
                         }
                         None => match self.statements().cloned() {
@@ -501,6 +519,22 @@ impl Interleaving {
                 }
                 Action::Abandon { worker } if finished.contains(&worker) => {
                     never_ran(name, &worker, "abandon");
+                }
+                Action::Resume { worker } if finished.contains(&worker) => {
+                    never_ran(name, &worker, "resume");
+                }
+                Action::Resume { worker } => {
+                    let at = position_of(&workers, &worker, name);
+                    self.resume(&worker).await;
+                    self.settle(&mut workers[at].1).await?;
+                    if !workers[at].1.was_waiting() {
+                        let (_, resumed) = workers.remove(at);
+                        let result = self.finish(resumed, &describe).await?;
+                        ran.outcomes.push((worker, result));
+                    }
+                    for (_, other) in &mut workers {
+                        self.settle_if_changed(other).await?;
+                    }
                 }
                 Action::Abandon { worker } => {
                     let (_, dropped) = workers.remove(position_of(&workers, &worker, name));

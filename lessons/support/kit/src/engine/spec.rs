@@ -106,6 +106,9 @@ pub enum Action {
     /// The session's delivery, played after this step, has its connection cut at its first
     /// COMMIT: before the COMMIT reaches the server, or after the server has answered it.
     Cut(String, Cut),
+    /// The session's delivery, paused after its first commit by `pause SESSION after commit`
+    /// (a [`Cut::PauseAfterCommit`]), gets the server's answer and runs on.
+    Resume(String),
     /// Something the lesson does in Rust, by name, with its arguments as written.
     Hook {
         name: String,
@@ -259,7 +262,8 @@ impl Spec {
                 Action::Kill(target)
                 | Action::Cancel(target)
                 | Action::Abandon(target)
-                | Action::Cut(target, _) => target,
+                | Action::Cut(target, _)
+                | Action::Resume(target) => target,
                 _ => continue,
             };
             let delivers = (self.sessions.iter())
@@ -370,8 +374,22 @@ impl Spec {
                 if let Some(target) = self.fault_target(name) {
                     self.delivered_before(permutation, at, name, target)?;
                 }
-                if let Some((target, _)) = self.cut_target(name) {
+                if let Some((target, cut)) = self.cut_target(name) {
                     self.cut_before(permutation, at, name, target)?;
+                    let resumed = (permutation.steps[at..].iter())
+                        .any(|later| self.resume_target(later) == Some(target));
+                    if cut == Cut::PauseAfterCommit && !resumed {
+                        return Err(error(
+                            permutation.line,
+                            format!(
+                                "the permutation pauses `{target}` (step `{name}`) and never \
+                                 resumes it: add a step `resume {target}` after its delivery"
+                            ),
+                        ));
+                    }
+                }
+                if let Some(target) = self.resume_target(name) {
+                    self.delivered_before(permutation, at, name, target)?;
                 }
             }
         }
@@ -497,6 +515,14 @@ impl Spec {
             .any(|step| matches!(self.cut_target(step), Some((_, Cut::AfterEveryCommit))))
     }
 
+    /// The session a resume step aims at.
+    pub fn resume_target(&self, step: &str) -> Option<&str> {
+        match &self.step(step)?.1.action {
+            Action::Resume(target) => Some(target),
+            _ => None,
+        }
+    }
+
     /// The session a cut step aims at, and where it cuts.
     pub fn cut_target(&self, step: &str) -> Option<(&str, Cut)> {
         match &self.step(step)?.1.action {
@@ -575,8 +601,8 @@ impl Spec {
         Err(error(
             permutation.line,
             format!(
-                "the permutation plays `{cut}` after `{target}` delivers: a cut is set before \
-                 the delivery whose COMMIT it cuts, so put `{cut}` earlier"
+                "the permutation plays `{cut}` after `{target}` delivers: a cut or a pause is \
+                 set before the delivery whose commit it aims at, so put `{cut}` earlier"
             ),
         ))
     }

@@ -13,7 +13,10 @@
 //!   `in progress` to anyone who asks, until the server lets go of it and rolls it back.
 //!
 //! The kit can otherwise only kill or cancel a session while it waits on a lock, which never
-//! happens at the COMMIT; this plays the moment no lock marks.
+//! happens at the COMMIT; this plays the moment no lock marks. The same moment can be paused
+//! instead of cut ([`Cut::PauseAfterCommit`]): the answer is held back, and forwarded when the
+//! script resumes the worker, as when a process is descheduled or a GC pause strikes right after
+//! a commit.
 //!
 //! When it cuts, the relay first ends the server's side and waits until the server has closed
 //! it (the backend has rolled back, or had nothing left to do, and exited), and only then closes
@@ -59,6 +62,10 @@ pub enum Cut {
     /// cut before the answer arrives, at every point where something of the handler became
     /// permanent ([`Relay::start`]'s `point`).
     AfterEveryCommit,
+    /// No cut: once the server has committed the worker's first commit on its pool's connection
+    /// (a COMMIT, or a statement that wrote outside a transaction), the answer is held back
+    /// until [`Relay::let_go`], and the worker runs on from there.
+    PauseAfterCommit,
 }
 
 impl Cut {
@@ -224,6 +231,11 @@ impl Relay {
         let mut holding = self.cut.holding.subscribe();
         let _ =
             tokio::time::timeout(SERVER_GONE_WITHIN, holding.wait_for(|holding| !*holding)).await;
+    }
+
+    /// Whether a paused worker's answer is held back now ([`Cut::PauseAfterCommit`]).
+    pub fn paused(&self) -> bool {
+        self.cut.cut == Cut::PauseAfterCommit && *self.cut.holding.borrow()
     }
 
     /// Whether the cut has happened: a handler that never commits is never cut.
@@ -470,6 +482,7 @@ async fn server_to_worker(
         let holds = match arming.cut {
             Cut::AfterCommit => may_cut && message.completes_a_commit(),
             Cut::AfterEveryCommit => message.completes_a_write() && arming.point.is_some(),
+            Cut::PauseAfterCommit => may_cut && message.completes_a_write(),
             Cut::BeforeCommit | Cut::BeforeCommitHeldOpen => false,
         };
         if !fired && (!held.is_empty() || holds) {
@@ -477,8 +490,22 @@ async fn server_to_worker(
             let here = match arming.cut {
                 Cut::AfterCommit => committed,
                 Cut::AfterEveryCommit => aimed,
+                Cut::PauseAfterCommit => committed,
                 Cut::BeforeCommit | Cut::BeforeCommitHeldOpen => false,
             };
+            if here && arming.cut == Cut::PauseAfterCommit && arming.fire() {
+                if let Ok(mut tag) = arming.cut_after.lock() {
+                    *tag = std::mem::take(&mut last_write);
+                }
+                // Paused: the worker waits for an answer the script holds.
+                arming.holding.send_replace(true);
+                let mut release = arming.release.clone();
+                let _ = release.wait_for(|go| *go).await;
+                let forwarded = to.write_all(&std::mem::take(&mut held)).await;
+                arming.holding.send_replace(false);
+                forwarded?;
+                continue;
+            }
             if here && arming.fire() {
                 if let Ok(mut tag) = arming.cut_after.lock() {
                     *tag = std::mem::take(&mut last_write);

@@ -12,6 +12,7 @@ mod database;
 mod deadline;
 mod dev_database;
 mod isolation_tester;
+mod pause;
 mod session_step;
 mod statements;
 mod tests_list;

@@ -519,6 +519,20 @@ impl<'a> Parser<'a> {
                 };
                 Ok(Action::Cut(session, cut))
             }
+            "pause" => {
+                let session = target(self)?;
+                match self.rest_of_line().join(" ").as_str() {
+                    "after commit" => Ok(Action::Cut(session, Cut::PauseAfterCommit)),
+                    other => Err(error(
+                        line,
+                        format!(
+                            "step `{step}`: `pause {session}` is followed by `after commit`, not \
+                             `{other}`"
+                        ),
+                    )),
+                }
+            }
+            "resume" => Ok(Action::Resume(target(self)?)),
             "hook" => {
                 let name = self.name(&format!("hook in step `{step}`"))?;
                 Ok(Action::Hook {

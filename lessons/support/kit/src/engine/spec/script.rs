@@ -39,6 +39,7 @@ impl Spec {
                     Action::Cancel(worker) => script.cancel(name, worker),
                     Action::Abandon(worker) => script.abandon(name, worker),
                     Action::Cut(worker, cut) => script.cut(name, worker, *cut),
+                    Action::Resume(worker) => script.resume(name, worker),
                     Action::Hook { name: hook, .. } => {
                         return Err(SpecError {
                             line,

@@ -343,7 +343,24 @@ fn each_kind_of_bad_file_is_refused_with_its_line() {
         (
             "session w\nstep d deliver {}\nsession s\nstep c cut w after commit\npermutation d c\n",
             5,
-            "plays `c` after `w` delivers: a cut is set before the delivery",
+            "plays `c` after `w` delivers: a cut or a pause is set before the delivery",
+        ),
+        (
+            "session w\nstep d deliver {}\nsession s\nstep p pause w before commit\npermutation p d\n",
+            4,
+            "`pause w` is followed by `after commit`, not `before commit`",
+        ),
+        (
+            "session w\nstep d deliver {}\nsession s\nstep p pause w after commit\nstep r resume w\n\
+             permutation p d\n",
+            6,
+            "pauses `w` (step `p`) and never resumes it",
+        ),
+        (
+            "session w\nstep d deliver {}\nsession s\nstep p pause w after commit\nstep r resume w\n\
+             permutation p r d\n",
+            6,
+            "plays `r` before `w` delivers anything",
         ),
         (
             "session w\nstep d { SELECT 1 }\nstep c cut w before commit\npermutation c d\n",
