@@ -15,6 +15,8 @@ use crate::violation::{AfterTheWindow, Merged};
 pub(crate) struct Books {
     /// Every charge the provider made, as its API names them (`ch_1`), in the order made.
     pub(crate) provider: Vec<String>,
+    /// The key each of those charges was asked under (`none-…` when asked without one).
+    pub(crate) provider_keys: Vec<String>,
     /// The provider's charge each of our records names, in the order recorded.
     pub(crate) recorded: Vec<String>,
     /// What our books say the clients were charged, in all.
@@ -44,6 +46,8 @@ impl Books {
             .map_err(KitError::observer("reading our books"))?;
         Ok(Books {
             provider: column("SELECT 'ch_' || id FROM provider.charges ORDER BY id").await?,
+            provider_keys: column("SELECT idempotency_key FROM provider.charges ORDER BY id")
+                .await?,
             recorded: column("SELECT provider_charge_id FROM charges ORDER BY id").await?,
             charged_cents: charged.get(0),
             refusals: column(
@@ -119,7 +123,12 @@ pub(crate) fn verdict(books: &Books, payments: &[Payment]) -> Result<(), Violati
                 answers: answers(),
             })));
         }
-        charges if charges > expected => return Err(ViolationKind::ChargedTwice { charges }),
+        charges if charges > expected => {
+            let keyless = (books.provider_keys.iter())
+                .filter(|key| key.starts_with(crate::provider::KEYLESS))
+                .count();
+            return Err(ViolationKind::ChargedTwice { charges, keyless });
+        }
         _ => {}
     }
     let amount = payments.iter().map(Payment::amount).sum();

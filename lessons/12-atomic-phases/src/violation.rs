@@ -13,8 +13,10 @@ kit::violations!(chapter "12");
 #[derive(Debug)]
 pub enum ViolationKind {
     /// The provider charged the client's card more than once for one request under one key.
+    /// `keyless`: how many of the charges were asked for without a key of ours.
     ChargedTwice {
         charges: i64,
+        keyless: usize,
     },
     /// The provider charged once, and our books say otherwise: no record (a charge lost to us),
     /// or more than one (a zombie, or a completer, recorded it again).
@@ -126,7 +128,22 @@ impl Explain<Delivery> for ViolationKind {
     fn explain(&self, during: &Delivery, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.open(during, f)?;
         match self {
-            ViolationKind::ChargedTwice { charges } => write!(
+            ViolationKind::ChargedTwice {
+                charges,
+                keyless: 0,
+            } => write!(
+                f,
+                "the provider charged acme's card {charges} times for one request under one \
+                 idempotency key, each time under a provider key of its own.\nThe provider \
+                 dedupes on its key alone: an attempt that asks under a key no earlier attempt \
+                 used asks the provider again as if for the first time. Every attempt at one \
+                 request (the first, a retry, the completer) must ask under the one provider key \
+                 stored with the claim, not one made for the attempt, nor one written after \
+                 another attempt had asked. The client paid again for every such attempt.\n{}",
+                see("A charge no transaction can take back")
+            ),
+            // Asked without a key: the shipped handler's rollback, or phases with no key.
+            ViolationKind::ChargedTwice { charges, .. } => write!(
                 f,
                 "the provider charged acme's card {charges} times for one request under one \
                  idempotency key.\nNo transaction of ours can take a charge back: a rollback \
