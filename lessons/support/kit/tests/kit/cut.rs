@@ -60,30 +60,33 @@ async fn a_commit_cut_before_the_server_got_it_rolls_back_and_the_handler_sees_a
     );
 }
 
+/// Claims row 1 and commits; if the COMMIT's answer is lost, asks the server on a new
+/// connection what became of the transaction, and returns what it says.
+async fn claim_and_ask(pool: PgPool, (): ()) -> Result<String, sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("INSERT INTO claims VALUES (1)")
+        .execute(&mut *tx)
+        .await?;
+    let xid: String = sqlx::query_scalar("SELECT pg_current_xact_id()::text")
+        .fetch_one(&mut *tx)
+        .await?;
+    match tx.commit().await {
+        Ok(()) => Ok("committed, and told so".into()),
+        Err(_) => {
+            sqlx::query_scalar("SELECT pg_xact_status($1::text::xid8)")
+                .bind(xid)
+                .fetch_one(&pool)
+                .await
+        }
+    }
+}
+
 /// A COMMIT lost with the server not told: asked while the delivery runs, the server says its
 /// transaction is `in progress`; once the delivery has answered, the transaction has rolled
 /// back, and nothing of it holds a lock.
 #[tokio::test]
 async fn a_commit_lost_unnoticed_is_in_progress_until_the_delivery_answers() {
     let (db, session) = crate::accounts_and_claims().await;
-    async fn claim_and_ask(pool: PgPool, (): ()) -> Result<String, sqlx::Error> {
-        let mut tx = pool.begin().await?;
-        sqlx::query("INSERT INTO claims VALUES (1)")
-            .execute(&mut *tx)
-            .await?;
-        let xid: String = sqlx::query_scalar("SELECT pg_current_xact_id()::text")
-            .fetch_one(&mut *tx)
-            .await?;
-        match tx.commit().await {
-            Ok(()) => Ok("committed, and told so".into()),
-            Err(_) => {
-                sqlx::query_scalar("SELECT pg_xact_status($1::text::xid8)")
-                    .bind(xid)
-                    .fetch_one(&pool)
-                    .await
-            }
-        }
-    }
     let script = Script::new(&claim_and_ask, |()| "claim".into())
         .cut("lose", "worker", Cut::BeforeCommitHeldOpen)
         .deliver("worker", "claim", ());
@@ -148,24 +151,6 @@ async fn a_handler_that_asks_the_server_learns_its_commit_was_kept() {
         .batch_execute("CREATE TABLE claims (id INT PRIMARY KEY)")
         .await
         .unwrap();
-    async fn claim_and_ask(pool: PgPool, (): ()) -> Result<String, sqlx::Error> {
-        let mut tx = pool.begin().await?;
-        sqlx::query("INSERT INTO claims VALUES (1)")
-            .execute(&mut *tx)
-            .await?;
-        let xid: String = sqlx::query_scalar("SELECT pg_current_xact_id()::text")
-            .fetch_one(&mut *tx)
-            .await?;
-        match tx.commit().await {
-            Ok(()) => Ok("committed, and told so".into()),
-            Err(_) => {
-                sqlx::query_scalar("SELECT pg_xact_status($1::text::xid8)")
-                    .bind(xid)
-                    .fetch_one(&pool)
-                    .await
-            }
-        }
-    }
     let script = Script::new(&claim_and_ask, |()| "claim".into())
         .cut("lose", "worker", Cut::AfterCommit)
         .deliver("worker", "claim", ());
