@@ -28,19 +28,22 @@ pub enum KitError {
     Play(String),
 
     #[error(
-        "no Kafka-protocol broker is available for the Kafka track.\n- {} is not set\n- the pinned \
-         broker (Tansu {}) is not installed\nGet one in either of two ways:\n  \
-         1. point {} at a Kafka cluster you run (Apache Kafka, Redpanda, a managed service), e.g.\n     \
-         {}=localhost:9092 cargo workbook check 07 --kafka\n  \
+        "no Kafka-protocol broker is available for the Kafka track.\n- {bootstrap_var} is not \
+         set\n- the pinned broker (Tansu {version}) is not installed\nGet one in either of two \
+         ways:\n  \
+         1. point {bootstrap_var} at a Kafka cluster you run (Apache Kafka, Redpanda, a managed \
+         service), e.g.\n     \
+         {bootstrap_var}=localhost:9092 cargo workbook check 07 --kafka\n  \
          2. install the pinned broker (a build of tens of minutes), where the kit looks for it:\n     \
-         {}",
-        crate::servers::broker::BOOTSTRAP_VAR,
-        crate::servers::broker::TANSU_VERSION,
-        crate::servers::broker::BOOTSTRAP_VAR,
-        crate::servers::broker::BOOTSTRAP_VAR,
-        crate::servers::broker::tansu_install_command()
+         {install}"
     )]
-    NoBroker,
+    /// Built by `servers::broker::no_broker`, which knows the variable, the version and the
+    /// install command.
+    NoBroker {
+        bootstrap_var: &'static str,
+        version: &'static str,
+        install: String,
+    },
 
     #[error("could not start a Kafka-protocol broker from {what}: {detail}")]
     Broker { what: String, detail: String },

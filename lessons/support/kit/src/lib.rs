@@ -21,9 +21,11 @@
 //!
 //! The source is four rooms, each a folder: `servers` (the first four items above, and the
 //! development database), `engine` (interleavings, scripts, the barrier, playing a scenario),
-//! `words` (what a failure message says: violations, SQLSTATEs, causes, faults, traces) and
-//! `by_hand` (`deliver`, the envelope). The engine uses the servers and the words; nothing uses
-//! the engine back. This file only re-exports what lessons use.
+//! `words` (what a failure message says: violations, SQLSTATEs, causes, faults, traces, and the
+//! statement record) and `by_hand` (`deliver`, the envelope), with `error.rs` beside them. They
+//! stand on three floors, lowest first: `words` and `error`; `servers`; `engine` and `by_hand`.
+//! A room uses its own floor and the floors below, never one above (`tests/kit/floors.rs` holds
+//! the source to it). This file only re-exports what lessons use.
 
 mod by_hand;
 mod engine;
@@ -32,13 +34,13 @@ mod servers;
 mod words;
 
 pub use by_hand::{deliver, envelope};
-pub use engine::barrier::{checking, in_the_checks, release_together, rounds, with_one_round};
+pub use engine::barrier::{checking, in_the_checks, release_together};
 pub use engine::interleaving::{AfterKill, Interleaving, Rows, Session, StepResult, Worker};
 pub use engine::never_ran::steps_that_never_ran;
 pub use engine::play::{play, prepare};
 pub use engine::script::{NoDelivery, Outcomes, Ran, Script};
 pub use engine::spec;
-pub use engine::statements::{Answer, Statement, Statements, Transaction, recorded};
+pub use engine::statements::recorded;
 pub use engine::subject::{Handler, Subject};
 pub use engine::tester;
 pub use error::KitError;
@@ -52,7 +54,7 @@ pub use servers::schema::Schema;
 pub use servers::server::{durable_local_server, server};
 pub use servers::{broker, dev_broker, dev_database};
 pub use words::common::{Calls, Common, Speaks, Topic, Words};
-pub use words::delivery::{Delivery, Rounds};
+pub use words::delivery::{Delivery, Rounds, rounds, with_one_round};
 pub use words::errors::Errors;
 pub use words::failure::FailureCause;
 pub use words::fault::Fault;
@@ -60,6 +62,7 @@ pub use words::sqlstate::{
     DbError, code_of, describe_outcome, describe_postgres, describe_sqlx, is_unique_violation,
     meaning,
 };
+pub use words::statements::{Answer, Statement, Statements, Transaction};
 pub use words::teaching::{Explain, Violation, left_behind, see};
 pub use words::trace::{Trace, TraceStep, passing_trace, passing_traces};
 

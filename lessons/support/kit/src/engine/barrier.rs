@@ -4,6 +4,10 @@ use std::sync::{Arc, Mutex, Once};
 
 use tokio::sync::Barrier;
 
+use crate::servers::database::TestDatabase;
+use crate::words::delivery::{Delivery, Rounds};
+use crate::words::teaching::{Explain, Violation};
+
 /// Starts `workers` tasks that all wait at one barrier and then run `work(i)` at the same
 /// moment: the essay's test. Each task is spawned, so on a multi-thread runtime they really run
 /// in parallel. Results come back in worker order.
@@ -55,30 +59,6 @@ where
 }
 
 tokio::task_local! {
-    /// Set by the maintainers' quick checks while they run a lesson's suite against a fix that
-    /// the catalogue says is correct: see [`with_one_round`].
-    static ROUNDS_AT_MOST: usize;
-}
-
-/// How many rounds a barrier test plays: `full`, as the lesson sets it for its students, or one
-/// inside [`with_one_round`].
-pub fn rounds(full: usize) -> usize {
-    ROUNDS_AT_MOST
-        .try_with(|most| full.min(*most))
-        .unwrap_or(full)
-        .max(1)
-}
-
-/// Runs `suite` with every barrier test playing one round. For the quick checks of the
-/// catalogue's correct alternatives: a correct fix is checked to pass every scenario of each
-/// size, and the rounds after the first, which cannot catch what is not there, were most of the
-/// suite's time. The full sweep (`cargo workbook verify`) plays every round a student's run
-/// plays, for every entry.
-pub async fn with_one_round<F: Future>(suite: F) -> F::Output {
-    ROUNDS_AT_MOST.scope(1, suite).await
-}
-
-tokio::task_local! {
     /// Set while the maintainers' checks run a lesson's whole suite: see [`in_the_checks`].
     static IN_THE_CHECKS: ();
 }
@@ -124,4 +104,17 @@ fn quiet_worker_panics() {
             }
         }));
     });
+}
+
+/// The pool a barrier test's workers share: the engine's, since it opens a connection on the
+/// servers' floor for what the words' [`Rounds`] only tells.
+impl Rounds {
+    /// A pool on `db` with a connection for every worker, so that none waits for another's.
+    pub async fn pool<K: Explain<Delivery>>(
+        &self,
+        db: &TestDatabase,
+    ) -> Result<sqlx::PgPool, Violation<K, Delivery>> {
+        let pool = db.pool(self.workers() as u32).await;
+        pool.map_err(Violation::setup(self.set_up()))
+    }
 }

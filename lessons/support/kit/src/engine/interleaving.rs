@@ -14,10 +14,11 @@ use std::time::{Duration, Instant};
 use sqlx::PgPool;
 use tokio::task::JoinHandle;
 
-use crate::engine::statements::{self, Answer, Statements};
+use crate::engine::statements;
 use crate::error::KitError;
 use crate::servers::database::TestDatabase;
 use crate::servers::relay::{Cut, Relay};
+use crate::words::statements::{Answer, Statements};
 use crate::words::trace::Trace;
 
 mod pause;

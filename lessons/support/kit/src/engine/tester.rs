@@ -28,9 +28,9 @@ use tokio::task::JoinHandle;
 use tokio_postgres::{AsyncMessage, Client};
 
 use crate::engine::spec::{Marker, Spec};
-use crate::engine::statements::Statements;
 use crate::error::KitError;
 use crate::servers::database::TestDatabase;
+use crate::words::statements::Statements;
 
 mod returned;
 pub(crate) use returned::simple_query_to_ready;

@@ -74,7 +74,7 @@ fn choose() -> Result<Broker, String> {
             _lifeline: None,
         });
     }
-    let binary = tansu_binary().ok_or_else(|| KitError::NoBroker.to_string())?;
+    let binary = tansu_binary().ok_or_else(|| no_broker().to_string())?;
     // A port taken between our look and the broker's bind fails the start: try another.
     let mut last = String::new();
     for _ in 0..3 {
@@ -103,6 +103,15 @@ pub fn tansu_install_command() -> String {
         "cargo install tansu --version {TANSU_VERSION} --locked --features libsql --root {}",
         tansu_install_root().display()
     )
+}
+
+/// The error that says no broker is available, and the two ways to get one.
+pub(crate) fn no_broker() -> KitError {
+    KitError::NoBroker {
+        bootstrap_var: BOOTSTRAP_VAR,
+        version: TANSU_VERSION,
+        install: tansu_install_command(),
+    }
 }
 
 pub(crate) fn tansu_binary() -> Option<PathBuf> {

@@ -12,7 +12,6 @@ use sqlx::migrate::{MigrateError, Migrator};
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{AssertSqlSafe, Connection, PgConnection};
 
-use crate::engine::statements::Statements;
 use crate::error::KitError;
 use crate::servers::backend::{Backend, Server, redact_password, url_of};
 use crate::servers::deadline::Deadline;
@@ -21,6 +20,7 @@ use crate::servers::leftovers::{drop_leftovers, test_database_name};
 use crate::servers::relay::{Cut, Relay};
 use crate::servers::schema::Schema;
 use crate::servers::server::server;
+use crate::words::statements::Statements;
 
 /// Any constant both this crate and every other test binary agree on: it names the advisory
 /// lock that serialises template builds when several test processes share one server.

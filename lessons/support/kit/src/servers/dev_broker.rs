@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::error::KitError;
-use crate::servers::broker::{BOOTSTRAP_VAR, TANSU_VERSION, tansu_binary};
+use crate::servers::broker::{BOOTSTRAP_VAR, TANSU_VERSION, no_broker, tansu_binary};
 use crate::servers::local_cluster::process_exists;
 
 /// Where the development broker keeps its log, unless `target/workbook-kafka` of the workbook.
@@ -85,7 +85,7 @@ impl DevBroker {
         if let Some(theirs) = theirs() {
             return Ok(Found::Theirs(theirs));
         }
-        let binary = tansu_binary().ok_or(KitError::NoBroker)?;
+        let binary = tansu_binary().ok_or_else(no_broker)?;
         let what = &format!("the broker {}", binary.display());
         if fresh {
             self.stop()?;

@@ -38,7 +38,8 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::watch;
 
 use super::wire::read_message;
-use crate::engine::statements::{Connection, Statements};
+use crate::servers::recording::Connection;
+use crate::words::statements::Statements;
 
 /// What a recording relay reads of one connection, shared by its two directions.
 type Reading = std::sync::Mutex<Connection>;

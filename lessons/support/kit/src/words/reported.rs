@@ -8,7 +8,7 @@ use std::cell::RefCell;
 
 use serde::Serialize;
 
-use crate::engine::statements::Statement;
+use crate::words::statements::Statement;
 use crate::words::trace::{Trace, TraceStep};
 
 /// The folder a failing test writes its violation into, one file per test.

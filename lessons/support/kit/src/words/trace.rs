@@ -3,7 +3,7 @@ use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
-use crate::engine::statements::Statements;
+use crate::words::statements::Statements;
 
 /// What happened in a scripted interleaving, one step per line, in the order the script
 /// observed it: which session did what, and which of them had to wait for whom. It reads like

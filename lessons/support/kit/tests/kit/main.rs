@@ -11,6 +11,7 @@ mod cut;
 mod database;
 mod deadline;
 mod dev_database;
+mod floors;
 mod isolation_tester;
 mod pause;
 mod session_step;

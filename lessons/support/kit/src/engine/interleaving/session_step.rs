@@ -7,10 +7,10 @@
 //! runs in a task on the session's client, watched by the same machinery as a delivery.
 
 use super::{Backends, Interleaving, Session, StepState, Worker};
-use crate::engine::statements::Answer;
 use crate::engine::tester::simple_query_to_ready;
 use crate::error::KitError;
 use crate::words::sqlstate::DbError;
+use crate::words::statements::Answer;
 
 /// The rows a statement returned, each column as PostgreSQL's text (NULL as `None`).
 pub type Rows = Vec<Vec<Option<String>>>;

@@ -4,8 +4,8 @@
 use tokio_postgres::{Client, SimpleQueryMessage};
 
 use crate::engine::interleaving::Rows;
-use crate::engine::statements::Answer;
 use crate::error::KitError;
+use crate::words::statements::Answer;
 
 /// What libpq says of a connection the server closed (its message, which the tester prints
 /// whole, and a line of its own).

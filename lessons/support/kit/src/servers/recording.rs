@@ -11,8 +11,8 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
-use super::{Statements, Transaction};
 use crate::servers::wire::{Message, shown_parameter};
+use crate::words::statements::{Statements, Transaction};
 
 pub(crate) struct Connection {
     statements: Arc<Statements>,
