@@ -22,33 +22,6 @@ fn main() {
     };
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     std::fs::write(out.join("listed.rs"), code).expect("OUT_DIR is writable");
-    // The lesson's shelf of specs (kit::lesson_specs!): its folder, and every spec it ships but
-    // the students' starting one, in name order, included from where they are.
-    println!("cargo:rustc-env=WORKBOOK_LESSON=lessons/{folder}");
-    std::fs::write(out.join("shipped_specs.rs"), shipped(&lesson.join("specs")))
-        .expect("OUT_DIR is writable");
-}
-
-/// `&[(NAME, include_str!(PATH)), …]` for the specs in `specs` (none if it is not there).
-fn shipped(specs: &Path) -> String {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(specs)
-        .map(|dir| {
-            dir.map(|entry| entry.expect("specs/ is readable").path())
-                .collect()
-        })
-        .unwrap_or_default();
-    files.retain(|f| f.extension().is_some_and(|e| e == "spec") && !f.ends_with("your-turn.spec"));
-    files.sort();
-    let entries: Vec<String> = (files.iter())
-        .map(|f| {
-            format!(
-                "({:?}, include_str!({:?}))",
-                folder_of(f),
-                f.display().to_string()
-            )
-        })
-        .collect();
-    format!("&[{}]", entries.join(", "))
 }
 
 /// Each lesson whose list names the crate in `folder`: its number, its tests, its list's path.

@@ -65,6 +65,8 @@ impl ProgressClock {
         let Some((name, result)) = rest.rsplit_once(" ... ") else {
             return;
         };
+        // A lesson's harness pads the names into a column.
+        let name = name.trim_end();
         if result == "ok" || result == "FAILED" || result.starts_with("ignored") {
             self.finished += 1;
             self.slow.retain(|slow| slow != name);

@@ -223,6 +223,8 @@ fn finished_tests(stdout: &str) -> Vec<(String, bool)> {
         .filter_map(|line| {
             let rest = line.strip_prefix("test ")?;
             let (name, result) = rest.rsplit_once(" ... ")?;
+            // A lesson's harness pads the names into a column.
+            let name = name.trim_end();
             match result {
                 "ok" => Some((name.to_string(), true)),
                 "FAILED" => Some((name.to_string(), false)),
@@ -332,6 +334,16 @@ mod tests {
     fn finished_tests_are_read_with_their_result_and_ignored_ones_left_out() {
         let stdout = "running 3 tests\ntest a ... ok\ntest b::case_1 ... FAILED\n\
                       test c ... ignored\n\ntest result: FAILED.";
+        assert_eq!(
+            finished_tests(stdout),
+            vec![("a".to_string(), true), ("b::case_1".to_string(), false)]
+        );
+    }
+
+    /// A lesson on the kit's harness pads its names into a column.
+    #[test]
+    fn finished_tests_are_read_without_the_harness_padding() {
+        let stdout = "running 2 tests\ntest a        ... ok\ntest b::case_1 ... FAILED\n";
         assert_eq!(
             finished_tests(stdout),
             vec![("a".to_string(), true), ("b::case_1".to_string(), false)]

@@ -224,14 +224,16 @@ fn compiler_errors(stderr: &str) -> String {
     kept.join("\n").trim().to_string()
 }
 
-/// Each `---- name stdout ----` section of libtest's output: the test and what it printed.
+/// Each `---- name stdout ----` section of libtest's output (`---- name ----` where a lesson's
+/// own harness ran the tests): the test and what it printed.
 fn failures(stdout: &str) -> Vec<Failure> {
     let mut found = Vec::new();
     let mut current: Option<(String, Vec<&str>)> = None;
     for line in stdout.lines() {
-        let header = line
+        let header = (line
             .strip_prefix("---- ")
-            .and_then(|rest| rest.strip_suffix(" stdout ----"));
+            .and_then(|rest| rest.strip_suffix(" ----")))
+        .map(|rest| rest.strip_suffix(" stdout").unwrap_or(rest));
         if (header.is_some() || line == "failures:")
             && let Some((test, lines)) = current.take()
         {
@@ -272,6 +274,26 @@ mod tests {
         }
         assert!(!set_by_cargo_run("CARGO_HOME"));
         assert!(!set_by_cargo_run("CARGO_TARGET_DIR"));
+    }
+
+    /// A lesson on the kit's harness prints `---- NAME ----`, without `stdout`.
+    #[test]
+    fn failures_are_read_from_the_harness_output_too() {
+        let stdout = "running 2 tests\n\
+                      test a        ... FAILED\ntest b::case_1 ... FAILED\n\nfailures:\n\n\
+                      ---- a ----\nError: credited 2 times\n\n\
+                      ---- b::case_1 ----\nError: lost\n\n\nfailures:\n    a\n    b::case_1\n";
+        let read: Vec<(String, String)> = (failures(stdout).into_iter())
+            .map(|f| (f.test, f.message))
+            .collect();
+        assert_eq!(
+            read,
+            [
+                ("a", "Error: credited 2 times"),
+                ("b::case_1", "Error: lost")
+            ]
+            .map(|(t, m)| (t.to_string(), m.to_string()))
+        );
     }
 
     #[test]

@@ -82,8 +82,20 @@ impl<'a> Reported<'a> {
         let Some((folder, test)) = this_tests_folder(WRITE_TO) else {
             return;
         };
+        self.write_to(&folder, &test);
+    }
+
+    /// Writes it as the test `test`'s (`a::b` is written `a-b`), if `WORKBOOK_VERDICTS` names a
+    /// folder: what the harness does with the violation a test returned.
+    pub(crate) fn write_as(&self, test: &str) {
+        if let Some(folder) = std::env::var_os(WRITE_TO) {
+            self.write_to(std::path::Path::new(&folder), &test.replace("::", "-"));
+        }
+    }
+
+    fn write_to(&self, folder: &std::path::Path, test: &str) {
         let json = serde_json::to_string_pretty(self).unwrap_or_default();
-        let written = std::fs::create_dir_all(&folder)
+        let written = std::fs::create_dir_all(folder)
             .and_then(|()| std::fs::write(folder.join(format!("{test}.json")), json));
         if let Err(error) = written {
             eprintln!(

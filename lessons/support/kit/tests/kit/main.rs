@@ -1,7 +1,7 @@
 //! The kit's promises, checked for real: a server found or started, a database per test,
 //! barriers, a deadline for a test that never ends, and nothing left behind by a test process
-//! that dies; the engine's isolation tester against PostgreSQL's own; and the reader of a
-//! lesson's `tests.list`, which the build scripts share. One test
+//! that dies; the engine's isolation tester against PostgreSQL's own; the harness's list of a
+//! lesson's tests; and the reader of a lesson's `tests.list`, which the build scripts share. One test
 //! binary, not six: each links the whole database stack.
 
 mod abandon;
@@ -12,6 +12,7 @@ mod database;
 mod deadline;
 mod dev_database;
 mod floors;
+mod harness;
 mod isolation_tester;
 mod pause;
 mod session_step;

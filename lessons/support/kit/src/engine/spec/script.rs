@@ -119,6 +119,13 @@ impl Permutation {
     pub fn order(&self) -> String {
         self.steps.join(" ")
     }
+
+    /// It expects the shipped exercise to fail (`expect exercise KIND`): a race or fault the
+    /// exercise loses, which `cargo repeat` counts.
+    pub fn exercise_fails(&self) -> bool {
+        (self.expect.iter())
+            .any(|e| e.side == super::Side::Exercise && e.verdict != super::Verdict::Holds)
+    }
 }
 
 /// A block written over several lines, as one line, the way the trace shows a statement (and

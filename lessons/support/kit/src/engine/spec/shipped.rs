@@ -10,12 +10,39 @@ pub struct Shipped {
 }
 
 impl Shipped {
+    /// Reads every spec in the lesson's `specs/` folder but the students' `your-turn.spec`, in
+    /// name order (`lesson` is the lesson crate's folder, `env!("CARGO_MANIFEST_DIR")`), parses
+    /// each, and checks it as the lesson checks a student's (`check`). Read when first played,
+    /// not compiled in: an edited spec needs no rebuild. A shipped spec that cannot be read or
+    /// does not make sense is the maintainers' bug: it panics, naming the file (and line), in
+    /// every test that plays it.
+    pub fn read(lesson: &str, check: fn(&Spec) -> Result<(), SpecError>) -> Shipped {
+        let dir = std::path::Path::new(lesson).join("specs");
+        let name =
+            |path: &std::path::Path| path.file_name().map(|n| n.to_string_lossy().into_owned());
+        let mut files: Vec<String> = std::fs::read_dir(&dir)
+            .map(|entries| entries.flatten().filter_map(|e| name(&e.path())).collect())
+            .unwrap_or_default();
+        files.retain(|f| f.ends_with(".spec") && f != "your-turn.spec");
+        files.sort();
+        let folder: &'static str = Box::leak(format!("lessons/{}", folder_name(lesson)).into());
+        let texts: Vec<(&'static str, String)> = (files.into_iter())
+            .map(|file| {
+                let text = std::fs::read_to_string(dir.join(&file))
+                    .unwrap_or_else(|e| panic!("{folder}/specs/{file}: {e}"));
+                (&*Box::leak(file.into_boxed_str()), text)
+            })
+            .collect();
+        let files: Vec<(&'static str, &str)> =
+            (texts.iter()).map(|(n, t)| (*n, t.as_str())).collect();
+        Shipped::parse(folder, &files, check)
+    }
+
     /// Parses each of `files` (its name in `specs/`, its text), and checks it as the lesson
-    /// checks a student's (`check`). A shipped spec that does not make sense is the maintainers'
-    /// bug: it panics, naming the file and line, in every test that plays it.
+    /// checks a student's (`check`).
     pub fn parse(
         folder: &'static str,
-        files: &[(&'static str, &'static str)],
+        files: &[(&'static str, &str)],
         check: fn(&Spec) -> Result<(), SpecError>,
     ) -> Shipped {
         let specs = (files.iter())
@@ -28,6 +55,11 @@ impl Shipped {
             })
             .collect();
         Shipped { folder, specs }
+    }
+
+    /// The lesson's folder, from the workspace's root (`lessons/01-check-then-act`).
+    pub fn folder(&self) -> &'static str {
+        self.folder
     }
 
     /// Every spec, by file name, in the order given.
@@ -170,8 +202,16 @@ impl Spec {
 
 /// "lesson 07", for a lesson's folder (`lessons/07-at-least-once`), as a refusal names it.
 pub fn lesson_named(folder: &str) -> String {
-    let name = folder.rsplit('/').next().unwrap_or(folder);
+    let name = folder_name(folder);
     format!("lesson {}", name.get(..2).unwrap_or(name))
+}
+
+/// The last part of a lesson's path (`01-check-then-act`).
+fn folder_name(path: &str) -> &str {
+    path.trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or(path)
 }
 
 /// A lesson's shelf of specs and its two ways into them, written once for every lesson on the
@@ -180,8 +220,7 @@ pub fn lesson_named(folder: &str) -> String {
 /// described by `describe` or, by default, as the kit describes what sqlx returns), `SHIPPED`
 /// (every spec in its `specs/` folder but the students' `your-turn.spec`, parsed once, each
 /// checked by `check` as a student's would be, `check: delivered` writing the check of a lesson
-/// that judges whatever it can read; the lesson's build script, `kit/build/lesson.rs`, lists
-/// them), `spec_test` (a shipped permutation, by its test) and `your_spec` (a student's,
+/// that judges whatever it can read, read from the folder when first played), `spec_test` (a shipped permutation, by its test) and `your_spec` (a student's,
 /// told as `yours`). Both are played by the lesson's own `play(subject, run)`, in the module
 /// that calls this.
 // `crate` here is the calling lesson's, on purpose: its Handler, Subject, Violation and Delivery.
@@ -241,7 +280,7 @@ macro_rules! lesson_specs {
         pub fn delivered(
             spec: &$crate::spec::Spec,
         ) -> Result<Vec<$event>, $crate::spec::SpecError> {
-            spec.events(&$crate::spec::lesson_named(env!("WORKBOOK_LESSON")), FEED.read)
+            spec.events(&$crate::spec::lesson_named(env!("CARGO_MANIFEST_DIR")), FEED.read)
         }
     };
     (@check $event:ty, $check:ident) => {};
@@ -249,9 +288,8 @@ macro_rules! lesson_specs {
         /// The lesson's specs, parsed once, each checked as a student's would be.
         pub static SHIPPED: ::std::sync::LazyLock<$crate::spec::Shipped> =
             ::std::sync::LazyLock::new(|| {
-                let files = include!(concat!(env!("OUT_DIR"), "/shipped_specs.rs"));
                 let check = |spec: &$crate::spec::Spec| $check(spec).map(drop);
-                $crate::spec::Shipped::parse(env!("WORKBOOK_LESSON"), files, check)
+                $crate::spec::Shipped::read(env!("CARGO_MANIFEST_DIR"), check)
             });
 
         /// The test `test`: the permutation of the shipped spec `name` whose `test` line names

@@ -1,0 +1,181 @@
+//! One harness for a lesson's tests: what `cargo test` runs for an exercise and its solution.
+//!
+//! A lesson's tests are data: every permutation of its shipped specs that names a test (`test
+//! NAME`), and the few scenarios still written in Rust, each a [`Rust`] line of the lesson's own.
+//! [`Listed`] is that list, read once; [`main`] runs it as `cargo test` would (filters, `--exact`,
+//! `--list`, threads), each test on a runtime of its own, and a failing test prints its violation
+//! and, when `WORKBOOK_VERDICTS` names a folder, writes it there as data, from the value the test
+//! returned. A lesson's test file is then one call: `check_then_act::harness(subject!(…))`.
+
+use std::fmt;
+use std::future::Future;
+use std::process::ExitCode;
+
+use libtest_mimic::{Arguments, Failed, Trial};
+
+use super::spec::Shipped;
+use crate::words::teaching::{Explain, Violation};
+
+/// A scenario written in Rust, as its lesson lists it.
+#[derive(Debug, Clone, Copy)]
+pub struct Rust {
+    pub name: &'static str,
+    /// A race or fault the shipped exercise loses: `cargo repeat` counts it.
+    pub repeat: bool,
+    /// Played on a runtime with real parallelism (two worker threads), as a barrier needs.
+    pub multi_thread: bool,
+    /// One test per case, `NAME::case_N_CASE`, each with its value (the barrier's workers).
+    pub cases: &'static [(&'static str, &'static str)],
+}
+
+impl Rust {
+    /// A scenario run once, on one thread, that `cargo repeat` does not count.
+    pub const fn once(name: &'static str) -> Rust {
+        Rust {
+            name,
+            repeat: false,
+            multi_thread: false,
+            cases: &[],
+        }
+    }
+}
+
+/// One test, by the name `cargo test` prints.
+#[derive(Debug, Clone, Copy)]
+pub struct Test {
+    pub name: &'static str,
+    /// A race or fault the shipped exercise loses: `cargo repeat` counts it. A spec's test is
+    /// one when its permutation expects the exercise to fail (`expect exercise KIND`).
+    pub repeat: bool,
+    pub multi_thread: bool,
+    /// The shipped permutation it plays: its spec's file, and the test its `test` line names.
+    pub spec: Option<(&'static str, &'static str)>,
+    /// Its case's value, as written, for a test with cases.
+    pub case: Option<&'static str>,
+}
+
+/// A lesson's tests: its specs' first, in file order, then its scenarios in Rust; and the same,
+/// as the maintainers' checks read them.
+#[derive(Debug)]
+pub struct Listed {
+    folder: &'static str,
+    pub tests: Vec<Test>,
+    /// Every test's name.
+    pub names: Vec<&'static str>,
+    /// Each case's test, and its value as written.
+    pub cases: Vec<(&'static str, &'static str)>,
+    /// The tests `cargo repeat` counts, a test with cases once, by its name without the case.
+    pub repeat: Vec<&'static str>,
+    /// The shipped permutations played: each one's spec file, and its test.
+    pub specs: Vec<(&'static str, &'static str)>,
+}
+
+impl Listed {
+    pub fn new(shipped: &Shipped, rust: &[Rust]) -> Listed {
+        let mut tests = Vec::new();
+        for (file, spec) in shipped.all() {
+            for permutation in &spec.permutations {
+                let Some(test) = permutation.test.as_deref() else {
+                    continue;
+                };
+                let test: &'static str = Box::leak(test.into());
+                tests.push(Test {
+                    name: test,
+                    repeat: permutation.exercise_fails(),
+                    multi_thread: false,
+                    spec: Some((file, test)),
+                    case: None,
+                });
+            }
+        }
+        for scenario in rust {
+            let plain = Test {
+                name: scenario.name,
+                repeat: scenario.repeat,
+                multi_thread: scenario.multi_thread,
+                spec: None,
+                case: None,
+            };
+            if scenario.cases.is_empty() {
+                tests.push(plain);
+            }
+            for (n, (case, value)) in scenario.cases.iter().enumerate() {
+                let name = format!("{}::case_{}_{case}", scenario.name, n + 1);
+                tests.push(Test {
+                    name: Box::leak(name.into()),
+                    case: Some(value),
+                    ..plain
+                });
+            }
+        }
+        let mut repeat: Vec<&'static str> = (tests.iter().filter(|t| t.repeat))
+            .map(|t| t.name.split("::").next().unwrap_or(t.name))
+            .collect();
+        repeat.dedup();
+        Listed {
+            folder: shipped.folder(),
+            names: tests.iter().map(|t| t.name).collect(),
+            cases: (tests.iter())
+                .filter_map(|t| Some((t.name, t.case?)))
+                .collect(),
+            specs: tests.iter().filter_map(|t| t.spec).collect(),
+            repeat,
+            tests,
+        }
+    }
+
+    /// The test `name`; one the lesson does not list is the caller's bug.
+    pub fn test(&self, name: &str) -> &Test {
+        (self.tests.iter().find(|t| t.name == name))
+            .unwrap_or_else(|| panic!("{} lists no test {name}", self.folder))
+    }
+
+    /// The value of the case `name` is, read as its scenario takes it.
+    pub fn case<T: std::str::FromStr>(&self, name: &str) -> T {
+        let value = self.test(name).case;
+        (value.and_then(|v| v.parse().ok()))
+            .unwrap_or_else(|| panic!("{}: {name} has no case value it can read", self.folder))
+    }
+}
+
+/// Runs `listed` as `cargo test` runs a test binary, each test played by `play` (the lesson's
+/// tests against the crate's handler), and exits as libtest would.
+pub fn main<F, Fut, K, D>(listed: &'static Listed, play: F) -> ExitCode
+where
+    F: Fn(&'static str) -> Fut + Send + Sync + Clone + 'static,
+    Fut: Future<Output = Result<(), Violation<K, D>>>,
+    K: Explain<D> + fmt::Debug,
+{
+    let arguments = Arguments::from_args();
+    let trials = (listed.tests.iter())
+        .map(|test| {
+            let (play, test) = (play.clone(), *test);
+            Trial::test(test.name, move || run(&test, play(test.name)))
+        })
+        .collect();
+    libtest_mimic::run(&arguments, trials).exit_code()
+}
+
+/// Plays one test on a runtime of its own; a violation is its failure, printed as libtest
+/// prints a failing `Result` (`Error: …`), and written as data where `WORKBOOK_VERDICTS` asks.
+fn run<K, D>(
+    test: &Test,
+    played: impl Future<Output = Result<(), Violation<K, D>>>,
+) -> Result<(), Failed>
+where
+    K: Explain<D> + fmt::Debug,
+{
+    let mut runtime = match test.multi_thread {
+        true => {
+            let mut builder = tokio::runtime::Builder::new_multi_thread();
+            builder.worker_threads(2);
+            builder
+        }
+        false => tokio::runtime::Builder::new_current_thread(),
+    };
+    let runtime = (runtime.enable_all().build()).map_err(|e| format!("no runtime: {e}"))?;
+    runtime.block_on(played).map_err(|violation| {
+        violation.report_as(test.name);
+        Failed::from(format!("Error: {violation}"))
+    })
+}
