@@ -6,10 +6,12 @@
 //! lessons/01-check-then-act/src/scenarios/specs.rs); and the rule itself,
 //! lessons/01-check-then-act/src/judge.rs. What a broken rule says is worded in
 //! lessons/01-check-then-act/src/violation.rs. The few scenarios data cannot say yet are Rust, in
-//! lessons/01-check-then-act/src/scenarios/. lessons/01-check-then-act/tests.list lists every test,
-//! in order, and the line below writes them; chapter 1 of the book tells each story.
+//! lessons/01-check-then-act/src/scenarios/. lessons/01-check-then-act/src/listed.rs lists every
+//! test, and the line below runs them; chapter 1 of the book tells each story.
 //!
 //! One file for both crates: `exercises/NN-…` and `solutions/NN-…` name it as their `[[test]]`, so
 //! the solution passes exactly the tests the student runs.
 
-check_then_act::tests!(handler::apply_credit);
+fn main() -> std::process::ExitCode {
+    check_then_act::harness(check_then_act::subject!(handler::apply_credit))
+}

@@ -9,10 +9,12 @@
 //! of times, and no other error is, and the attempts reported are the attempts the database saw).
 //! What a broken rule says is worded in lessons/13-serializable-retry/src/violation.rs. The few
 //! scenarios data cannot say yet are Rust, in lessons/13-serializable-retry/src/scenarios/.
-//! lessons/13-serializable-retry/tests.list lists every test, in order, and the line below writes
-//! them; chapter 13 of the book tells each story.
+//! lessons/13-serializable-retry/src/listed.rs lists every test, and the line below runs them;
+//! chapter 13 of the book tells each story.
 //!
 //! One file for both crates: `exercises/NN-…` and `solutions/NN-…` name it as their `[[test]]`, so
 //! the solution passes exactly the tests the student runs.
 
-serializable_retry::tests!(handler::authorize);
+fn main() -> std::process::ExitCode {
+    serializable_retry::harness(serializable_retry::subject!(handler::authorize))
+}

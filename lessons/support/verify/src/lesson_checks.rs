@@ -15,15 +15,22 @@ macro_rules! lesson {
     ) => {
         pub const LESSON: $crate::Lesson = $crate::Lesson {
             number: $number,
-            tests: TESTS,
+            tests,
             probes,
         };
 
         include!(concat!(env!("OUT_DIR"), "/exercise_tests_", $number, ".rs"));
 
         fn probes() -> Vec<$crate::probe::Probe> {
-            let (tests, cases) = (TESTS, CASES);
-            $crate::probe::probes_of(tests, cases, REPEAT, $rounds, play_on, is_intended, $round)
+            $crate::probe::probes_of(
+                tests(),
+                cases(),
+                repeat(),
+                $rounds,
+                play_on,
+                is_intended,
+                $round,
+            )
         }
 
         /// The lesson's whole suite, the tests of `exercise-tests.rs`, against `handler` (a
@@ -33,7 +40,7 @@ macro_rules! lesson {
             $migrations: &'static str,
         ) -> Vec<$crate::wrong_fix::Failed> {
             let subject = || $domain::Subject::new($schema, handler.clone());
-            $crate::wrong_fix::run_tests(TESTS, |test| play_unrecorded(test, subject())).await
+            $crate::wrong_fix::run_tests(tests(), |test| play_unrecorded(test, subject())).await
         }
     };
 }

@@ -43,7 +43,7 @@ pub struct Lesson {
     pub number: &'static str,
     /// Every test of the lesson, by the name `cargo test` prints (a parametrised test once per
     /// case), in its list's order: what the book's counts of tests are checked against.
-    pub tests: &'static [&'static str],
+    pub tests: fn() -> &'static [&'static str],
     /// The lesson's race and fault tests, as `cargo repeat` runs them.
     pub probes: fn() -> Vec<probe::Probe>,
 }

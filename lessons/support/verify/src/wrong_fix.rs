@@ -102,7 +102,7 @@ fn is_barrier(test: &str) -> bool {
 
 /// Runs the tests of a lesson's `exercise-tests.rs`, each on a database of its own, several at
 /// once (so that a wrong fix whose every test waits out the pool's timeout costs one timeout):
-/// `tests`, as its generated `TESTS` names them; `play`, its generated `play` with the subject
+/// `tests`, as its list names them; `play`, its generated `play` with the subject
 /// under check. Returns those that failed, by the names `cargo test` prints.
 ///
 /// In the full sweep, every test runs. In the quick one, the first failure ends the run: the
@@ -129,6 +129,13 @@ where
         }
         return failed;
     };
+    if let Some(only) = only {
+        assert!(
+            tests.contains(&only),
+            "the wrong fix's `caught-by:` names {only}, which is not a test of its lesson (name \
+             it as `cargo test` prints it)"
+        );
+    }
     let chosen = tests
         .iter()
         .copied()

@@ -158,7 +158,7 @@ impl Sets for Data {
 
     fn tests(&self, lesson: &str) -> BTreeSet<String> {
         let lesson = verify::Lesson::find(lesson).expect("a lesson of the catalog");
-        lesson.tests.iter().map(|t| t.to_string()).collect()
+        (lesson.tests)().iter().map(|t| t.to_string()).collect()
     }
 }
 
