@@ -135,7 +135,7 @@ pub fn of(root: &Path, lesson: &'static Lesson, finished: &Finished, verdicts: &
         Verdict::Failing(failures) => failures.clone(),
         _ => Vec::new(),
     };
-    let code = TestCode::read(root, lesson);
+    let code = TestCode::read(root, lesson, verdicts);
     let mut tests: Vec<TestResult> = finished_tests(&stdout)
         .into_iter()
         .map(|(name, passed)| {
@@ -249,14 +249,25 @@ fn violation(verdicts: &Path, test: &str) -> Option<Value> {
     serde_json::from_str(&text).ok()
 }
 
-/// Where each test of a lesson comes from: its `tests.list`, and the specs it names.
+/// Where each test of a lesson comes from: what the lesson's harness wrote of each test
+/// (`+listed.json`), or, for a lesson not on it yet, its `tests.list` and the specs it names.
 struct TestCode {
+    /// Each test's code, as the harness listed it.
+    listed: Option<Vec<(String, String)>>,
     list: String,
     specs: Vec<(PathBuf, String)>,
 }
 
 impl TestCode {
-    fn read(root: &Path, lesson: &Lesson) -> TestCode {
+    fn read(root: &Path, lesson: &Lesson, verdicts: &Path) -> TestCode {
+        let listed = std::fs::read_to_string(verdicts.join("+listed.json")).ok();
+        let listed = listed.and_then(|text| serde_json::from_str::<Value>(&text).ok());
+        let listed = listed.map(|json| {
+            (json["tests"].as_array().into_iter().flatten())
+                .map(|t| (t["name"].as_str(), t["code"].as_str()))
+                .filter_map(|(name, code)| Some((name?.to_string(), code?.to_string())))
+                .collect()
+        });
         let dir = lesson.lesson_dir(root);
         let list = std::fs::read_to_string(dir.join("tests.list")).unwrap_or_default();
         // Lessons 02 to 05 share the order saga's specs.
@@ -277,11 +288,19 @@ impl TestCode {
                 }
             }
         }
-        TestCode { list, specs }
+        TestCode {
+            listed,
+            list,
+            specs,
+        }
     }
 
     /// The code of the test `name` (a case of a test, `name::case_1…`, is its test's).
     fn of(&self, name: &str) -> String {
+        if let Some(listed) = &self.listed {
+            let code = listed.iter().find(|(test, _)| test == name);
+            return code.map_or_else(|| name.to_string(), |(_, code)| code.clone());
+        }
         let base = name.split("::").next().unwrap_or(name);
         let words = |line: &str| line.split_whitespace().any(|w| w == base);
         // A spec test renamed in the list (`spec FILE TEST as NAME`) plays TEST.

@@ -52,6 +52,9 @@ pub struct Test {
     pub spec: Option<(&'static str, &'static str)>,
     /// Its case's value, as written, for a test with cases.
     pub case: Option<&'static str>,
+    /// What it plays, for tools (`cargo workbook check --format json`): its spec's sessions and
+    /// permutation, or where its scenario in Rust is listed.
+    pub code: &'static str,
 }
 
 /// A lesson's tests: its specs' first, in file order, then its scenarios in Rust; and the same,
@@ -79,17 +82,25 @@ impl Listed {
                     continue;
                 };
                 let test: &'static str = Box::leak(test.into());
+                let code = format!("# {file}\n{}", shipped.code(file, test));
                 tests.push(Test {
                     name: test,
                     repeat: permutation.exercise_fails(),
                     multi_thread: false,
                     spec: Some((file, test)),
                     case: None,
+                    code: Box::leak(code.into()),
                 });
             }
         }
+        let folder = shipped.folder();
         for scenario in rust {
+            let code = format!(
+                "# {folder}/src/listed.rs: a scenario in Rust\n{}",
+                scenario.name
+            );
             let plain = Test {
+                code: Box::leak(code.into()),
                 name: scenario.name,
                 repeat: scenario.repeat,
                 multi_thread: scenario.multi_thread,
@@ -113,7 +124,7 @@ impl Listed {
             .collect();
         repeat.dedup();
         Listed {
-            folder: shipped.folder(),
+            folder,
             names: tests.iter().map(|t| t.name).collect(),
             cases: (tests.iter())
                 .filter_map(|t| Some((t.name, t.case?)))
@@ -138,6 +149,33 @@ impl Listed {
     }
 }
 
+impl Listed {
+    /// Writes every test's name and code as `+listed.json` where `WORKBOOK_VERDICTS` asks for the
+    /// verdicts (a `+` is in no test's name): tools read what a test plays from the list itself,
+    /// never from a second reading of the specs. One that cannot be written is said on stderr.
+    fn write_out(&self) {
+        let Some(folder) = std::env::var_os(crate::words::reported::WRITE_TO) else {
+            return;
+        };
+        let tests: Vec<_> = (self.tests.iter())
+            .map(|t| serde_json::json!({ "name": t.name, "code": t.code }))
+            .collect();
+        let json = serde_json::json!({ "tests": tests }).to_string();
+        let folder = std::path::Path::new(&folder);
+        let written = std::fs::create_dir_all(folder)
+            .and_then(|()| std::fs::write(folder.join(LISTED_FILE), json));
+        if let Err(error) = written {
+            eprintln!(
+                "workbook: could not write the tests' list to {}: {error}",
+                folder.display()
+            );
+        }
+    }
+}
+
+/// The file, among the verdicts, that lists every test and its code.
+pub const LISTED_FILE: &str = "+listed.json";
+
 /// Runs `listed` as `cargo test` runs a test binary, each test played by `play` (the lesson's
 /// tests against the crate's handler), and exits as libtest would.
 pub fn main<F, Fut, K, D>(listed: &'static Listed, play: F) -> ExitCode
@@ -147,6 +185,7 @@ where
     K: Explain<D> + fmt::Debug,
 {
     let arguments = Arguments::from_args();
+    listed.write_out();
     let trials = (listed.tests.iter())
         .map(|test| {
             let (play, test) = (play.clone(), *test);

@@ -1,5 +1,6 @@
 //! The harness's list of a lesson's tests: each spec permutation's `test` line, then the
-//! scenarios in Rust, a scenario with cases once per case; what `cargo repeat` counts.
+//! scenarios in Rust, a scenario with cases once per case; what `cargo repeat` counts, and what
+//! each test plays.
 
 use kit::harness::{Listed, Rust};
 use kit::spec::Shipped;
@@ -38,6 +39,17 @@ fn a_lessons_tests_are_its_permutations_then_its_scenarios_with_their_cases() {
         [("race.spec", "a_race"), ("race.spec", "the_other_order")]
     );
     assert_eq!(listed.case::<usize>("barrier::case_2_eight"), 8);
+    // What each plays, for tools: the sessions and its own permutation, or where it is listed.
+    let code = |name: &str| listed.test(name).code;
+    assert_eq!(
+        code("the_other_order"),
+        "# race.spec\nsession s1\nstep a { SELECT 1 }\nsession s2\nstep b { SELECT 2 }\n\
+         permutation b a\ntest the_other_order\nstory \"raced the other way\""
+    );
+    assert_eq!(
+        code("barrier::case_1_two"),
+        "# lessons/99-x/src/listed.rs: a scenario in Rust\nbarrier"
+    );
     assert!(listed.test("barrier::case_1_two").multi_thread);
 }
 

@@ -7,6 +7,8 @@ use super::{Permutation, Spec, SpecError};
 pub struct Shipped {
     folder: &'static str,
     specs: Vec<(&'static str, Spec)>,
+    /// Each spec's text, by file name, for [`Shipped::code`].
+    texts: Vec<(&'static str, String)>,
 }
 
 impl Shipped {
@@ -54,7 +56,14 @@ impl Shipped {
                 (name, spec)
             })
             .collect();
-        Shipped { folder, specs }
+        let texts = (files.iter())
+            .map(|&(name, text)| (name, text.to_string()))
+            .collect();
+        Shipped {
+            folder,
+            specs,
+            texts,
+        }
     }
 
     /// The lesson's folder, from the workspace's root (`lessons/01-check-then-act`).
@@ -72,6 +81,26 @@ impl Shipped {
         (self.specs.iter().find(|(n, _)| *n == name))
             .map(|(_, spec)| spec)
             .unwrap_or_else(|| panic!("{} has no spec {name}", self.folder))
+    }
+
+    /// What the test `test` of spec `name` plays, as its spec says it: the lines before the
+    /// first permutation (setup, sessions) and its permutation's, without comments, where the
+    /// parser found them.
+    pub fn code(&self, name: &str, test: &str) -> String {
+        let (spec, permutation, _) = self.test(name, test);
+        let text = (self.texts.iter().find(|(n, _)| *n == name)).map_or("", |(_, t)| t.as_str());
+        let lines: Vec<&str> = text.lines().collect();
+        let first = spec
+            .permutations
+            .first()
+            .map_or(lines.len(), |p| p.line - 1);
+        let next = (spec.permutations.iter()).find(|p| p.line > permutation.line);
+        let own = (permutation.line - 1)..next.map_or(lines.len(), |p| p.line - 1);
+        let kept: Vec<&str> = (lines[..first].iter().chain(&lines[own]))
+            .filter(|line| !line.trim_start().starts_with('#'))
+            .copied()
+            .collect();
+        kept.join("\n").trim().to_string()
     }
 
     /// The test `test`: spec `name`, the permutation whose `test` line names it, and its story.
