@@ -37,11 +37,7 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
     matches!(kind, ViolationKind::CreditedMoreThanOnce { .. })
 }
 
-crate::breaking::breakable!(
-    "01",
-    check_then_act::scenarios::your_event,
-    check_then_act::scenarios::your_spec
-);
+crate::breaking::breakable!("01", lesson check_then_act::Lesson);
 
 #[cfg(test)]
 mod tests {

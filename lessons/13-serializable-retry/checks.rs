@@ -26,11 +26,7 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
     matches!(kind, ViolationKind::NotRetried { attempts: 1, .. })
 }
 
-crate::breaking::breakable!(
-    "13",
-    serializable_retry::scenarios::your_events,
-    serializable_retry::scenarios::your_spec
-);
+crate::breaking::breakable!("13", lesson serializable_retry::Lesson);
 
 #[cfg(test)]
 mod tests {

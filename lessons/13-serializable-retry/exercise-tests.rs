@@ -9,7 +9,7 @@
 //! of times, and no other error is, and the attempts reported are the attempts the database saw).
 //! What a broken rule says is worded in lessons/13-serializable-retry/src/violation.rs. The few
 //! scenarios data cannot say yet are Rust, in lessons/13-serializable-retry/src/scenarios/.
-//! lessons/13-serializable-retry/src/listed.rs lists every test, and the line below runs them;
+//! lessons/13-serializable-retry/src/lesson.rs lists every test, and the line below runs them;
 //! chapter 13 of the book tells each story.
 //!
 //! One file for both crates: `exercises/NN-…` and `solutions/NN-…` name it as their `[[test]]`, so

@@ -6,20 +6,20 @@
 //!
 //! - [`CreditEvent`] and [`Outcome`]: what a handler receives and what it reports;
 //! - [`scenarios`]: the tests, each a story from chapter 1 of the book, most of them specs
-//!   (`specs/`), all of them listed in [`listed`], whose [`harness`] is the test file;
+//!   (`specs/`), the others in Rust, all of them listed by [`Lesson`], the kit's contract;
 //! - [`Violation`]: what a scenario caught, worded to teach.
 
 pub mod by_hand;
 mod event;
 mod judge;
 mod ledger;
-pub mod listed;
+mod lesson;
 pub mod scenarios;
 mod subject;
 mod violation;
 
 pub use event::{CreditEvent, EventError, Outcome};
-pub use listed::harness;
+pub use lesson::{Lesson, harness};
 pub use subject::{Handler, Subject};
 pub use violation::{Delivery, Violation, ViolationKind};
 

@@ -12,7 +12,7 @@
 //! - [`backoff`]: the wait between attempts, given to the student;
 //! - [`anomalies`]: the lost update, read skew and write skew, played at each isolation level;
 //! - [`scenarios`]: the tests, each a story from chapter 13, the races among them specs
-//!   (`specs/`), all listed in [`listed`], whose [`harness`] is the test file;
+//!   (`specs/`), the others in Rust, all of them listed by [`Lesson`], the kit's contract;
 //! - [`Violation`]: what a scenario caught, worded to teach;
 //! - [`by_hand`]: authorizations typed or piped in by hand (`cargo workbook deliver 13`).
 
@@ -22,14 +22,14 @@ pub mod by_hand;
 mod cards;
 mod event;
 mod judge;
-pub mod listed;
+mod lesson;
 pub mod scenarios;
 mod subject;
 mod violation;
 
 pub use backoff::backoff;
 pub use event::{Authorization, EventError, Handled, Outcome};
-pub use listed::harness;
+pub use lesson::{Lesson, harness};
 pub use subject::{Handler, Subject};
 pub use violation::{Delivery, FailureCause, MOST_ATTEMPTS, Violation, ViolationKind};
 

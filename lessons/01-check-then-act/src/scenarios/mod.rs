@@ -11,7 +11,8 @@ mod unknown_account;
 pub use barrier::{BARRIER_ROUNDS, barrier, barrier_rounds};
 pub use other_accounts::other_accounts_do_not_wait;
 pub use sequential::sequential_redelivery;
-pub use specs::{SHIPPED, spec_test, your_event, your_spec};
+pub use specs::your_event;
+pub(crate) use specs::{FEED, play};
 pub use two_events::two_events_race_for_one_account;
 pub use unknown_account::unknown_account;
 

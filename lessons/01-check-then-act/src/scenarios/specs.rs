@@ -4,16 +4,17 @@
 //! rule (`judge.rs`) over what the account, `processed_events` and each delivery said.
 
 use kit::Common;
-use kit::spec::{Run, Spec, SpecError};
+use kit::spec::{Feed, Run, Spec, SpecError};
 
 use super::{AMOUNT_CENTS, prepare};
 use crate::judge::judge;
 use crate::{CreditEvent, Delivery, Handler, Outcome, Subject, Violation, ViolationKind};
 
-kit::lesson_specs!(
-    feed: CreditEvent => Outcome, read: CreditEvent::from_json, shown: shown,
-    check: your_event,
-    yours: "was delivered in the order your spec gives (a scripted interleaving)",
+/// How the specs reach the handler (`deliver {JSON}`, read as `cargo workbook deliver 01` reads
+/// a credit), and how a trace shows each.
+pub const FEED: Feed<CreditEvent, Result<Outcome, sqlx::Error>> = Feed::new(
+    |json| CreditEvent::from_json(json).map_err(|e| e.to_string()),
+    shown,
 );
 
 /// The one event a spec delivers: the lesson's rule is about one event delivered more than
@@ -38,7 +39,10 @@ pub(super) fn shown(event: &CreditEvent) -> String {
 /// redelivery the spec plays after it is one a real sender would not make. Then the rule, and
 /// last, any delivery the spec expects to wait: one that decided while the first delivery's
 /// transaction was still open has guessed.
-async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result<(), Violation> {
+pub(crate) async fn play<H: Handler>(
+    subject: Subject<H>,
+    run: Run<'_, Delivery>,
+) -> Result<(), Violation> {
     let (spec, permutation, during) = (run.spec, run.permutation, run.during);
     let event = your_event(spec).unwrap_or_else(|e| panic!("checked before playing: {e}"));
     let (db, ledger) = prepare(&subject, during).await?;

@@ -4,18 +4,19 @@
 //! (the kit's engine), then the rule (`judge.rs`) over what the cards, the decisions and each
 //! delivery said.
 
-use kit::spec::{Run, Spec, SpecError};
+use kit::spec::{Feed, Run, Spec, SpecError};
 
 use super::{described, judge_all, shown, with_customer};
 use crate::judge::{Delivered, Expect};
 use crate::{Authorization, Delivery, Handled, Handler, Subject, Violation};
 
-kit::lesson_specs!(
-    feed: Authorization => Handled, read: Authorization::from_json, shown: shown,
-    describe: described,
-    check: your_events,
-    yours: "the authorizations were delivered in the order your spec gives (a scripted interleaving)",
-);
+/// How the specs reach the handler (`deliver {JSON}`, read as `cargo workbook deliver 13` reads
+/// a line), how a trace shows each, and what it returned.
+pub const FEED: Feed<Authorization, Result<Handled, sqlx::Error>> = Feed::new(
+    |json| Authorization::from_json(json).map_err(|e| e.to_string()),
+    shown,
+)
+.describing(described);
 
 /// Each delivery's authorization, read as `cargo workbook deliver 13` reads a line. A spec whose
 /// deliveries the lesson cannot read is refused with the step's line.
@@ -35,7 +36,10 @@ pub fn your_events(spec: &Spec) -> Result<Vec<Authorization>, SpecError> {
 /// Plays `permutation` of `spec` against `subject`, then judges it. A delivery a fault ended is
 /// set apart, and its attempt is not counted: it ended with its fault. So is one whose answer to
 /// its COMMIT was lost: its decision stands, claimed by nobody.
-async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result<(), Violation> {
+pub(crate) async fn play<H: Handler>(
+    subject: Subject<H>,
+    run: Run<'_, Delivery>,
+) -> Result<(), Violation> {
     let (spec, permutation, during) = (run.spec, run.permutation, run.during);
     let events = your_events(spec).unwrap_or_else(|e| panic!("checked before playing: {e}"));
     let mut ids: Vec<&str> = Vec::new();

@@ -35,6 +35,7 @@ mod words;
 
 pub use by_hand::{deliver, envelope};
 pub use engine::barrier::{checking, in_the_checks, release_together};
+pub use engine::contract::{self, Lesson};
 pub use engine::harness;
 pub use engine::interleaving::{AfterKill, Interleaving, Rows, Session, StepResult, Worker};
 pub use engine::never_ran::steps_that_never_ran;

@@ -99,7 +99,15 @@ pub type Showing<'a> = Pin<Box<dyn Future<Output = Showed> + 'a>>;
 /// judge, `$your_spec` plays one permutation; the module's own `exercise()`, `solution()` and
 /// `is_intended` give the sides and the lesson's reason.
 macro_rules! breakable {
-    ($number:literal, $check:path, $your_spec:path) => {
+    // A lesson on the kit's contract: its check, and the kit's play of a student's spec.
+    ($number:literal, lesson $lesson:path) => {
+        $crate::breaking::breakable!(
+            $number,
+            <$lesson as kit::Lesson>::check,
+            kit::contract::your_spec::<$lesson, _>
+        );
+    };
+    ($number:literal, $check:expr, $your_spec:expr) => {
         /// `cargo workbook break`: a spec of the student's own, checked for what this lesson
         /// can judge, then played against either side.
         pub const BREAK: $crate::breaking::Breakable = $crate::breaking::Breakable {

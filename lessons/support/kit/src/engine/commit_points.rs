@@ -42,3 +42,24 @@ pub async fn at_commit<F: Future>(aimed: Option<usize>, play: F) -> (F::Output, 
         })
         .await
 }
+
+/// Plays `play` once; where `cuts` (the permutation cuts a worker after every commit), once to
+/// count the commits, then once cut after each of them, the first failure ending it. Each play
+/// is boxed: a lesson's play is a large future, and three of them inline overflow a test's stack
+/// in a debug build.
+pub async fn at_each_commit<V, F: Future<Output = Result<(), V>>>(
+    cuts: bool,
+    play: impl Fn() -> F,
+) -> Result<(), V> {
+    if !cuts {
+        return play().await;
+    }
+    let at = |commit| Box::pin(at_commit(commit, play()));
+    let (counted, commits) = at(None).await;
+    counted?;
+    for commit in 1..=commits {
+        let (cut, _) = at(Some(commit)).await;
+        cut?;
+    }
+    Ok(())
+}

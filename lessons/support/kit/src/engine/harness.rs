@@ -5,7 +5,7 @@
 //! [`Listed`] is that list, read once; [`main`] runs it as `cargo test` would (filters, `--exact`,
 //! `--list`, threads), each test on a runtime of its own, and a failing test prints its violation
 //! and, when `WORKBOOK_VERDICTS` names a folder, writes it there as data, from the value the test
-//! returned. A lesson's test file is then one call: `check_then_act::harness(subject!(…))`.
+//! returned. A lesson's test file is then one call: `kit::harness::main::<Lesson, _>(subject!(…))`.
 
 use std::fmt;
 use std::future::Future;
@@ -13,7 +13,9 @@ use std::process::ExitCode;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
+use super::contract::{self, Lesson};
 use super::spec::Shipped;
+use super::subject::{Handler, Subject};
 use crate::words::teaching::{Explain, Violation};
 
 /// A scenario written in Rust, as its lesson lists it.
@@ -96,7 +98,7 @@ impl Listed {
         let folder = shipped.folder();
         for scenario in rust {
             let code = format!(
-                "# {folder}/src/listed.rs: a scenario in Rust\n{}",
+                "# {folder}: a scenario in Rust, listed by its `kit::Lesson`\n{}",
                 scenario.name
             );
             let plain = Test {
@@ -176,20 +178,19 @@ impl Listed {
 /// The file, among the verdicts, that lists every test and its code.
 pub const LISTED_FILE: &str = "+listed.json";
 
-/// Runs `listed` as `cargo test` runs a test binary, each test played by `play` (the lesson's
-/// tests against the crate's handler), and exits as libtest would.
-pub fn main<F, Fut, K, D>(listed: &'static Listed, play: F) -> ExitCode
-where
-    F: Fn(&'static str) -> Fut + Send + Sync + Clone + 'static,
-    Fut: Future<Output = Result<(), Violation<K, D>>>,
-    K: Explain<D> + fmt::Debug,
-{
+/// Runs the lesson's tests as `cargo test` runs a test binary, each against `subject` (the
+/// crate's handler, on its schema), and exits as libtest would: an exercise's and a solution's
+/// whole test file is `fn main` calling this.
+pub fn main<L: Lesson, H: Handler<L::Event, Output = L::Output>>(subject: Subject<H>) -> ExitCode {
     let arguments = Arguments::from_args();
+    let listed = contract::listed::<L>();
     listed.write_out();
     let trials = (listed.tests.iter())
-        .map(|test| {
-            let (play, test) = (play.clone(), *test);
-            Trial::test(test.name, move || run(&test, play(test.name)))
+        .map(|&test| {
+            let subject = subject.clone();
+            Trial::test(test.name, move || {
+                run(&test, contract::play::<L, H>(test.name, subject))
+            })
         })
         .collect();
     libtest_mimic::run(&arguments, trials).exit_code()

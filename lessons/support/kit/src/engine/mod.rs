@@ -5,6 +5,7 @@
 
 pub(crate) mod barrier;
 pub mod commit_points;
+pub mod contract;
 pub mod harness;
 pub(crate) mod interleaving;
 pub(crate) mod never_ran;

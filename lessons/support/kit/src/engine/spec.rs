@@ -53,7 +53,7 @@
 
 use std::fmt;
 
-pub use crate::engine::commit_points::at_commit;
+pub use crate::engine::commit_points::{at_commit, at_each_commit};
 use crate::servers::relay::Cut;
 
 /// A parsed and checked spec.

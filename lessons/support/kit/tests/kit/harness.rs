@@ -48,7 +48,7 @@ fn a_lessons_tests_are_its_permutations_then_its_scenarios_with_their_cases() {
     );
     assert_eq!(
         code("barrier::case_1_two"),
-        "# lessons/99-x/src/listed.rs: a scenario in Rust\nbarrier"
+        "# lessons/99-x: a scenario in Rust, listed by its `kit::Lesson`\nbarrier"
     );
     assert!(listed.test("barrier::case_1_two").multi_thread);
 }

@@ -243,8 +243,8 @@ fn folder_name(path: &str) -> &str {
         .unwrap_or(path)
 }
 
-/// A lesson's shelf of specs and its two ways into them, written once for every lesson on the
-/// engine: `FEED` (how a spec's deliveries reach the handler: each `deliver {JSON}` read by
+/// A lesson's shelf of specs and its two ways into them, for a lesson not yet on the kit's
+/// contract ([`crate::Lesson`], which does all this without a macro; issue 60 moves the rest): `FEED` (how a spec's deliveries reach the handler: each `deliver {JSON}` read by
 /// `read`, as the lesson's by-hand feed reads a line, shown in a trace by `shown`, its result
 /// described by `describe` or, by default, as the kit describes what sqlx returns), `SHIPPED`
 /// (every spec in its `specs/` folder but the students' `your-turn.spec`, parsed once, each
@@ -350,22 +350,8 @@ macro_rules! lesson_specs {
         ) -> Result<(), crate::Violation> {
             let during = crate::Delivery::Story(story);
             let run = $crate::spec::Run { spec, permutation, during };
-            if !spec.cuts_after_every_commit(permutation) {
-                return play(subject, run).await;
-            }
-            // Once to count the commits, then once cut after each of them. Each play is boxed:
-            // a lesson's play is a large future, and three of them inline overflow a test's
-            // stack in a debug build.
-            let at = |commit| {
-                Box::pin($crate::spec::at_commit(commit, play(subject.clone(), run)))
-            };
-            let (counted, commits) = at(None).await;
-            counted?;
-            for commit in 1..=commits {
-                let (cut, _) = at(Some(commit)).await;
-                cut?;
-            }
-            Ok(())
+            let cuts = spec.cuts_after_every_commit(permutation);
+            $crate::spec::at_each_commit(cuts, || play(subject.clone(), run)).await
         }
     };
 }

@@ -1,0 +1,95 @@
+//! Lesson 01 as the kit knows it: how its event is read and shown, which specs it can judge,
+//! how it plays one (`scenarios/specs.rs`), and the scenarios still written in Rust. Its tests
+//! are every permutation of its specs that names a test (`test NAME`), then those scenarios:
+//! the exercise's and the solution's test file is one call, [`harness`], and the maintainers'
+//! checks play the same tests by name (`kit::contract::play`).
+
+use std::process::ExitCode;
+
+use kit::harness::Rust;
+use kit::spec::{Feed, Run, Spec, SpecError};
+
+use crate::scenarios;
+use crate::{CreditEvent, Delivery, Handler, Outcome, Subject, Violation, ViolationKind};
+
+/// The exercise's and the solution's test binary: every test of the lesson, against `subject`.
+pub fn harness<H: Handler>(subject: Subject<H>) -> ExitCode {
+    kit::harness::main::<Lesson, H>(subject)
+}
+
+/// Lesson 01: check-then-act versus a primary key.
+pub struct Lesson;
+
+impl kit::Lesson for Lesson {
+    const FOLDER: &'static str = env!("CARGO_MANIFEST_DIR");
+    type Event = CreditEvent;
+    type Output = Result<Outcome, sqlx::Error>;
+    type Delivery = Delivery;
+    type Kind = ViolationKind;
+
+    const FEED: Feed<CreditEvent, Self::Output> = scenarios::FEED;
+    const YOURS: &'static str =
+        "was delivered in the order your spec gives (a scripted interleaving)";
+    const RUST: &'static [Rust] = &[
+        // Passes against the broken handler too: see "Why a sequential test proves nothing".
+        Rust::once("a_redelivery_after_the_first_changes_nothing"),
+        // Only a duplicate is "already applied": a real failure stays an error.
+        Rust::once("an_event_for_an_unknown_account_is_an_error"),
+        // Two different events racing for one account both credit it: neither is a duplicate.
+        Rust::once("two_events_racing_for_one_account_both_credit"),
+        // An event for another account goes through while one account's row is locked.
+        Rust::once("an_event_for_another_account_does_not_wait"),
+        // The essay's barrier test, on a runtime with real parallelism: a race the exercise
+        // loses.
+        Rust {
+            name: "workers_released_together_credit_each_event_once",
+            repeat: true,
+            multi_thread: true,
+            cases: &[
+                ("two_workers", "2"),
+                ("eight_workers", "8"),
+                ("thirty_two_workers", "32"),
+            ],
+        },
+    ];
+
+    fn told(story: &'static str) -> Delivery {
+        Delivery::Story(story)
+    }
+
+    fn check(spec: &Spec) -> Result<(), SpecError> {
+        scenarios::your_event(spec).map(drop)
+    }
+
+    async fn play<H: Handler>(
+        subject: Subject<H>,
+        run: Run<'_, Delivery>,
+    ) -> Result<(), Violation> {
+        scenarios::play(subject, run).await
+    }
+
+    async fn play_rust<H: Handler>(
+        name: &'static str,
+        subject: Subject<H>,
+    ) -> Result<(), Violation> {
+        match name.split("::").next().unwrap_or(name) {
+            "a_redelivery_after_the_first_changes_nothing" => {
+                scenarios::sequential_redelivery(subject).await
+            }
+            "an_event_for_an_unknown_account_is_an_error" => {
+                scenarios::unknown_account(subject).await
+            }
+            "two_events_racing_for_one_account_both_credit" => {
+                scenarios::two_events_race_for_one_account(subject).await
+            }
+            "an_event_for_another_account_does_not_wait" => {
+                scenarios::other_accounts_do_not_wait(subject).await
+            }
+            "workers_released_together_credit_each_event_once" => {
+                let workers = kit::contract::listed::<Self>().case(name);
+                scenarios::barrier(subject, workers).await
+            }
+            other => panic!("lesson 01 lists {other} but plays no scenario by that name"),
+        }
+    }
+}

@@ -1,0 +1,84 @@
+//! Lesson 13 as the kit knows it: how its authorization is read and shown, which specs it can
+//! judge, how it plays one (`scenarios/specs.rs`), and the scenarios still written in Rust. Its
+//! tests are every permutation of its specs that names a test (`test NAME`), then those
+//! scenarios: the exercise's and the solution's test file is one call, [`harness`], and the
+//! maintainers' checks play the same tests by name (`kit::contract::play`).
+
+use std::process::ExitCode;
+
+use kit::harness::Rust;
+use kit::spec::{Feed, Run, Spec, SpecError};
+
+use crate::scenarios;
+use crate::{Authorization, Delivery, Handled, Handler, Subject, Violation, ViolationKind};
+
+/// The exercise's and the solution's test binary: every test of the lesson, against `subject`.
+pub fn harness<H: Handler>(subject: Subject<H>) -> ExitCode {
+    kit::harness::main::<Lesson, H>(subject)
+}
+
+/// Lesson 13: isolation levels, and retrying the whole transaction.
+pub struct Lesson;
+
+impl kit::Lesson for Lesson {
+    const FOLDER: &'static str = env!("CARGO_MANIFEST_DIR");
+    type Event = Authorization;
+    type Output = Result<Handled, sqlx::Error>;
+    type Delivery = Delivery;
+    type Kind = ViolationKind;
+
+    const FEED: Feed<Authorization, Self::Output> = scenarios::FEED;
+    const YOURS: &'static str =
+        "the authorizations were delivered in the order your spec gives (a scripted interleaving)";
+    const RUST: &'static [Rust] = &[
+        // Passes against the shipped exercise too: one delivery at a time never conflicts.
+        Rust::once("one_after_another_each_authorization_is_decided_once"),
+        // The database fails the first three attempts with 40001.
+        Rust::once("three_conflicts_in_a_row_then_an_approval_after_four_attempts"),
+        // The database breaks a deadlock by aborting the first two attempts (40P01).
+        Rust::once("two_deadlocks_in_a_row_then_an_approval_after_three_attempts"),
+        // The database fails every attempt with 40001.
+        Rust::once("a_conflict_that_never_ends_is_given_up_on"),
+        // A card never issued: an error no retry can change.
+        Rust::once("an_unknown_card_fails_once_and_is_not_retried"),
+    ];
+
+    fn told(story: &'static str) -> Delivery {
+        Delivery::Story(story)
+    }
+
+    fn check(spec: &Spec) -> Result<(), SpecError> {
+        scenarios::your_events(spec).map(drop)
+    }
+
+    async fn play<H: Handler>(
+        subject: Subject<H>,
+        run: Run<'_, Delivery>,
+    ) -> Result<(), Violation> {
+        scenarios::play(subject, run).await
+    }
+
+    async fn play_rust<H: Handler>(
+        name: &'static str,
+        subject: Subject<H>,
+    ) -> Result<(), Violation> {
+        match name {
+            "one_after_another_each_authorization_is_decided_once" => {
+                scenarios::decided_one_after_another(subject).await
+            }
+            "three_conflicts_in_a_row_then_an_approval_after_four_attempts" => {
+                scenarios::conflicts_three_times(subject).await
+            }
+            "two_deadlocks_in_a_row_then_an_approval_after_three_attempts" => {
+                scenarios::deadlocks_twice(subject).await
+            }
+            "a_conflict_that_never_ends_is_given_up_on" => {
+                scenarios::conflicts_every_time(subject).await
+            }
+            "an_unknown_card_fails_once_and_is_not_retried" => {
+                scenarios::unknown_card(subject).await
+            }
+            other => panic!("lesson 13 lists {other} but plays no scenario by that name"),
+        }
+    }
+}
