@@ -189,16 +189,33 @@ pub fn main<L: Lesson, H: Handler<L::Event, Output = L::Output>>(subject: Subjec
         .map(|&test| {
             let subject = subject.clone();
             Trial::test(test.name, move || {
-                run(&test, contract::play::<L, H>(test.name, subject))
+                run(&test, || contract::play::<L, H>(test.name, subject))
             })
         })
         .collect();
     libtest_mimic::run(&arguments, trials).exit_code()
 }
 
-/// Plays one test on a runtime of its own; a violation is its failure, printed as libtest
-/// prints a failing `Result` (`Error: …`), and written as data where `WORKBOOK_VERDICTS` asks.
-fn run<K, D>(
+/// Plays one test on a thread named after it, as libtest names a test's thread (`cargo workbook
+/// trace` finds the statements a test recorded by that name), on a runtime of its own; a
+/// violation is its failure, printed as libtest prints a failing `Result` (`Error: …`), and
+/// written as data where `WORKBOOK_VERDICTS` asks.
+fn run<K, D, F>(test: &Test, play: impl FnOnce() -> F + Send) -> Result<(), Failed>
+where
+    K: Explain<D> + fmt::Debug,
+    F: Future<Output = Result<(), Violation<K, D>>>,
+{
+    std::thread::scope(|scope| {
+        let named = std::thread::Builder::new().name(test.name.to_string());
+        let thread = named.spawn_scoped(scope, || run_here(test, play()));
+        let joined = thread
+            .map_err(|e| format!("no thread for the test: {e}"))?
+            .join();
+        joined.unwrap_or_else(|panicked| std::panic::resume_unwind(panicked))
+    })
+}
+
+fn run_here<K, D>(
     test: &Test,
     played: impl Future<Output = Result<(), Violation<K, D>>>,
 ) -> Result<(), Failed>
