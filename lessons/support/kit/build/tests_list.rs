@@ -339,7 +339,8 @@ fn written(listed: &[Listed], shown: &str) -> (String, String) {
         let _ = write!(
             tests,
             "{attributes}        #[tokio::test{flavor}]\n        async fn {name}({parameter}) -> \
-             Result<(), $crate::Violation> {{\n            {}.await\n        }}\n\n",
+             Result<(), $crate::Violation> {{\n            \
+             $crate::__private::kit::reported({}.await)\n        }}\n\n",
             call("$crate::subject!($($handler)+)")
         );
         for shown_name in test.names() {

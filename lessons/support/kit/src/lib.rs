@@ -65,7 +65,7 @@ pub use words::sqlstate::{
     meaning,
 };
 pub use words::statements::{Answer, Statement, Statements, Transaction};
-pub use words::teaching::{Explain, Violation, left_behind, see};
+pub use words::teaching::{Explain, Violation, left_behind, reported, see};
 pub use words::trace::{Trace, TraceStep, passing_trace, passing_traces};
 
 /// The longest event id any lesson accepts. Ids are keys people read in logs and type into

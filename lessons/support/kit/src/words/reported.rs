@@ -75,18 +75,9 @@ impl<'a> Reported<'a> {
         }
     }
 
-    /// Writes it as `TEST.json` (the test is the thread's name, as libtest names a test's
-    /// thread) into the folder `WORKBOOK_VERDICTS` names, if it names one. A file that cannot
-    /// be written is said on stderr: the test's own verdict stands.
-    pub(crate) fn write_out(&self) {
-        let Some((folder, test)) = this_tests_folder(WRITE_TO) else {
-            return;
-        };
-        self.write_to(&folder, &test);
-    }
-
     /// Writes it as the test `test`'s (`a::b` is written `a-b`), if `WORKBOOK_VERDICTS` names a
-    /// folder: what the harness does with the violation a test returned.
+    /// folder: what a test does with the violation it returns. A file that cannot be written is
+    /// said on stderr: the test's own verdict stands.
     pub(crate) fn write_as(&self, test: &str) {
         if let Some(folder) = std::env::var_os(WRITE_TO) {
             self.write_to(std::path::Path::new(&folder), &test.replace("::", "-"));
