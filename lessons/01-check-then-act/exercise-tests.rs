@@ -13,5 +13,5 @@
 //! the solution passes exactly the tests the student runs.
 
 fn main() -> std::process::ExitCode {
-    check_then_act::harness(check_then_act::subject!(handler::apply_credit))
+    check_then_act::subject!(handler::apply_credit).tested_by::<check_then_act::Lesson>()
 }

@@ -16,5 +16,5 @@
 //! the solution passes exactly the tests the student runs.
 
 fn main() -> std::process::ExitCode {
-    serializable_retry::harness(serializable_retry::subject!(handler::authorize))
+    serializable_retry::subject!(handler::authorize).tested_by::<serializable_retry::Lesson>()
 }

@@ -1,21 +1,14 @@
 //! Lesson 01 as the kit knows it: how its event is read and shown, which specs it can judge,
 //! how it plays one (`scenarios/specs.rs`), and the scenarios still written in Rust. Its tests
 //! are every permutation of its specs that names a test (`test NAME`), then those scenarios:
-//! the exercise's and the solution's test file is one call, [`harness`], and the maintainers'
-//! checks play the same tests by name (`kit::contract::play`).
-
-use std::process::ExitCode;
+//! the exercise's and the solution's test file is one call (`Subject::tested_by`), and the
+//! maintainers' checks play the same tests by name (`kit::contract::play`).
 
 use kit::harness::Rust;
 use kit::spec::{Feed, Run, Spec, SpecError};
 
 use crate::scenarios;
 use crate::{CreditEvent, Delivery, Handler, Outcome, Subject, Violation, ViolationKind};
-
-/// The exercise's and the solution's test binary: every test of the lesson, against `subject`.
-pub fn harness<H: Handler>(subject: Subject<H>) -> ExitCode {
-    kit::harness::main::<Lesson, H>(subject)
-}
 
 /// Lesson 01: check-then-act versus a primary key.
 pub struct Lesson;
@@ -52,10 +45,6 @@ impl kit::Lesson for Lesson {
             ],
         },
     ];
-
-    fn told(story: &'static str) -> Delivery {
-        Delivery::Story(story)
-    }
 
     fn check(spec: &Spec) -> Result<(), SpecError> {
         scenarios::your_event(spec).map(drop)

@@ -19,7 +19,7 @@ mod subject;
 mod violation;
 
 pub use event::{CreditEvent, EventError, Outcome};
-pub use lesson::{Lesson, harness};
+pub use lesson::Lesson;
 pub use subject::{Handler, Subject};
 pub use violation::{Delivery, Violation, ViolationKind};
 

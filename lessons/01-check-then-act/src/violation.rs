@@ -76,6 +76,12 @@ pub enum Delivery {
     },
 }
 
+impl From<&'static str> for Delivery {
+    fn from(story: &'static str) -> Self {
+        Delivery::Story(story)
+    }
+}
+
 impl fmt::Display for Delivery {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {

@@ -1,21 +1,14 @@
 //! Lesson 13 as the kit knows it: how its authorization is read and shown, which specs it can
 //! judge, how it plays one (`scenarios/specs.rs`), and the scenarios still written in Rust. Its
 //! tests are every permutation of its specs that names a test (`test NAME`), then those
-//! scenarios: the exercise's and the solution's test file is one call, [`harness`], and the
-//! maintainers' checks play the same tests by name (`kit::contract::play`).
-
-use std::process::ExitCode;
+//! scenarios: the exercise's and the solution's test file is one call (`Subject::tested_by`),
+//! and the maintainers' checks play the same tests by name (`kit::contract::play`).
 
 use kit::harness::Rust;
 use kit::spec::{Feed, Run, Spec, SpecError};
 
 use crate::scenarios;
 use crate::{Authorization, Delivery, Handled, Handler, Subject, Violation, ViolationKind};
-
-/// The exercise's and the solution's test binary: every test of the lesson, against `subject`.
-pub fn harness<H: Handler>(subject: Subject<H>) -> ExitCode {
-    kit::harness::main::<Lesson, H>(subject)
-}
 
 /// Lesson 13: isolation levels, and retrying the whole transaction.
 pub struct Lesson;
@@ -42,10 +35,6 @@ impl kit::Lesson for Lesson {
         // A card never issued: an error no retry can change.
         Rust::once("an_unknown_card_fails_once_and_is_not_retried"),
     ];
-
-    fn told(story: &'static str) -> Delivery {
-        Delivery::Story(story)
-    }
 
     fn check(spec: &Spec) -> Result<(), SpecError> {
         scenarios::your_events(spec).map(drop)

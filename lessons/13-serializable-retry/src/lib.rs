@@ -29,7 +29,7 @@ mod violation;
 
 pub use backoff::backoff;
 pub use event::{Authorization, EventError, Handled, Outcome};
-pub use lesson::{Lesson, harness};
+pub use lesson::Lesson;
 pub use subject::{Handler, Subject};
 pub use violation::{Delivery, FailureCause, MOST_ATTEMPTS, Violation, ViolationKind};
 

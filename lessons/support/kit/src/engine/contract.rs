@@ -22,8 +22,8 @@ pub trait Lesson: Sized + 'static {
     type Event: Clone + Send + 'static;
     /// What the handler answers.
     type Output: Send + 'static;
-    /// How a failure's message tells the deliveries.
-    type Delivery: Copy + 'static;
+    /// How a failure's message tells the deliveries: a permutation's `story` line, at the least.
+    type Delivery: Copy + From<&'static str> + 'static;
     /// What the lesson's rule can find broken, in its words.
     type Kind: Explain<Self::Delivery> + fmt::Debug + 'static;
 
@@ -34,9 +34,6 @@ pub trait Lesson: Sized + 'static {
     const YOURS: &'static str;
     /// The scenarios data cannot say yet, played by [`Lesson::play_rust`].
     const RUST: &'static [Rust] = &[];
-
-    /// How a failure tells the deliveries of a permutation whose story is `story`.
-    fn told(story: &'static str) -> Self::Delivery;
 
     /// A spec the lesson can judge, or why not, with its line: every shipped spec is checked
     /// with it, as a student's is.
@@ -110,7 +107,7 @@ async fn play_told<L: Lesson, H: Handler<L::Event, Output = L::Output>>(
     let run = Run {
         spec,
         permutation,
-        during: L::told(story),
+        during: L::Delivery::from(story),
     };
     let cuts = spec.cuts_after_every_commit(permutation);
     super::spec::at_each_commit(cuts, || L::play(subject.clone(), run)).await

@@ -5,7 +5,8 @@
 //! [`Listed`] is that list, read once; [`main`] runs it as `cargo test` would (filters, `--exact`,
 //! `--list`, threads), each test on a runtime of its own, and a failing test prints its violation
 //! and, when `WORKBOOK_VERDICTS` names a folder, writes it there as data, from the value the test
-//! returned. A lesson's test file is then one call: `kit::harness::main::<Lesson, _>(subject!(…))`.
+//! returned. A lesson's test file is then one call:
+//! `check_then_act::subject!(handler::apply_credit).tested_by::<check_then_act::Lesson>()`.
 
 use std::fmt;
 use std::future::Future;
@@ -179,8 +180,7 @@ impl Listed {
 pub const LISTED_FILE: &str = "+listed.json";
 
 /// Runs the lesson's tests as `cargo test` runs a test binary, each against `subject` (the
-/// crate's handler, on its schema), and exits as libtest would: an exercise's and a solution's
-/// whole test file is `fn main` calling this.
+/// crate's handler, on its schema), and exits as libtest would ([`Subject::tested_by`]).
 pub fn main<L: Lesson, H: Handler<L::Event, Output = L::Output>>(subject: Subject<H>) -> ExitCode {
     let arguments = Arguments::from_args();
     let listed = contract::listed::<L>();

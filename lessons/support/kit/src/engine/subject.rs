@@ -2,9 +2,11 @@
 
 use std::future::Future;
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 use sqlx::PgPool;
 
+use super::contract::Lesson;
 use crate::servers::schema::Schema;
 
 /// A handler as the scenarios call it: owned arguments, so that each call can run in a task of
@@ -147,5 +149,15 @@ impl<H> Subject<H> {
             handler,
             schema: Schema::from_dirs(migrations),
         }
+    }
+
+    /// Runs lesson `L`'s tests against this handler, as `cargo test` runs a test binary: an
+    /// exercise's and a solution's whole test file is `fn main` calling this.
+    pub fn tested_by<L>(self) -> ExitCode
+    where
+        L: Lesson,
+        H: Handler<L::Event, Output = L::Output>,
+    {
+        super::harness::main::<L, H>(self)
     }
 }
