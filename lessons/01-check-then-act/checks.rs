@@ -71,7 +71,7 @@ mod tests {
     /// The chapter's point: the sequential test cannot tell the broken handler from the fix.
     #[tokio::test]
     async fn exercise_passes_the_sequential_test() -> Result<(), Violation> {
-        scenarios::sequential_redelivery(super::exercise()).await?;
+        super::play("a_redelivery_after_the_first_changes_nothing", super::exercise()).await?;
         // Nor does the check fail two different events (a failed delivery and a duplicate that
         // gives up neither: their specs say so, and the check above holds them to it).
         scenarios::two_events_race_for_one_account(super::exercise()).await?;

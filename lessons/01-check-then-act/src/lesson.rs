@@ -24,8 +24,6 @@ impl kit::Lesson for Lesson {
     const YOURS: &'static str =
         "was delivered in the order your spec gives (a scripted interleaving)";
     const RUST: &'static [Rust] = &[
-        // Passes against the broken handler too: see "Why a sequential test proves nothing".
-        Rust::once("a_redelivery_after_the_first_changes_nothing"),
         // Only a duplicate is "already applied": a real failure stays an error.
         Rust::once("an_event_for_an_unknown_account_is_an_error"),
         // Two different events racing for one account both credit it: neither is a duplicate.
@@ -62,9 +60,6 @@ impl kit::Lesson for Lesson {
         subject: Subject<H>,
     ) -> Result<(), Violation> {
         match name.split("::").next().unwrap_or(name) {
-            "a_redelivery_after_the_first_changes_nothing" => {
-                scenarios::sequential_redelivery(subject).await
-            }
             "an_event_for_an_unknown_account_is_an_error" => {
                 scenarios::unknown_account(subject).await
             }

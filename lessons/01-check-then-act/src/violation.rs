@@ -57,8 +57,6 @@ pub enum ViolationKind {
 /// How the event reached the handler.
 #[derive(Debug, Clone, Copy)]
 pub enum Delivery {
-    /// Delivered `times` times, each delivery after the previous one returned.
-    OneAfterAnother { times: usize },
     /// Once, for an account that was never opened.
     ToUnknownAccount,
     /// A scripted scenario's story, in one sentence, from its spec (`story "…"`).
@@ -85,9 +83,6 @@ impl From<&'static str> for Delivery {
 impl fmt::Display for Delivery {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Delivery::OneAfterAnother { times } => {
-                write!(f, "was delivered {times} times, one delivery after another")
-            }
             Delivery::ToUnknownAccount => {
                 write!(f, "credits an account that does not exist")
             }

@@ -3,14 +3,12 @@
 
 mod barrier;
 mod other_accounts;
-mod sequential;
 mod specs;
 mod two_events;
 mod unknown_account;
 
 pub use barrier::{BARRIER_ROUNDS, barrier, barrier_rounds};
 pub use other_accounts::other_accounts_do_not_wait;
-pub use sequential::sequential_redelivery;
 pub use specs::your_event;
 pub(crate) use specs::{FEED, play};
 pub use two_events::two_events_race_for_one_account;
