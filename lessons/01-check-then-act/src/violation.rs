@@ -64,8 +64,6 @@ pub enum Delivery {
     /// Two different events for one account, the second while the first was inside its
     /// transaction.
     TwoEventsForOneAccount,
-    /// An event for another account while a delivery waited for the first account's row.
-    AnotherAccount,
     /// `workers` workers released together by a barrier, in round `round` of `rounds`.
     Barrier {
         workers: usize,
@@ -92,11 +90,6 @@ impl fmt::Display for Delivery {
                 "evt-1 and a different event for the same account, evt-2, reached two workers, \
                  the second while the first was still inside its transaction (a scripted \
                  interleaving)"
-            ),
-            Delivery::AnotherAccount => write!(
-                f,
-                "evt-1 for acc-1 waited for acc-1's row, and meanwhile evt-2, for another \
-                 account, acc-2, reached a second worker (a scripted interleaving)"
             ),
             Delivery::Barrier {
                 workers,

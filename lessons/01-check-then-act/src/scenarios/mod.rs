@@ -2,14 +2,12 @@
 //! handler and its schema), builds a fresh database, delivers an event, and judges the result.
 
 mod barrier;
-mod other_accounts;
 mod specs;
 mod two_events;
 mod unknown_account;
 
 pub use barrier::{BARRIER_ROUNDS, barrier, barrier_rounds};
-pub use other_accounts::other_accounts_do_not_wait;
-pub use specs::your_event;
+pub use specs::your_events;
 pub(crate) use specs::{FEED, play};
 pub use two_events::two_events_race_for_one_account;
 pub use unknown_account::unknown_account;

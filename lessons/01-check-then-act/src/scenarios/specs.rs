@@ -17,10 +17,13 @@ pub const FEED: Feed<CreditEvent, Result<Outcome, sqlx::Error>> = Feed::new(
     shown,
 );
 
-/// The one event a spec delivers: the lesson's rule is about one event delivered more than
-/// once, so every delivery must carry the same one.
-pub fn your_event(spec: &Spec) -> Result<CreditEvent, SpecError> {
-    spec.one_event("lesson 01", FEED.read, |event| event.id().to_string())
+/// The events a spec delivers, one for each account: the lesson's rule is about one event
+/// delivered more than once, so every delivery for one account carries the same one. An event
+/// for another account is a neighbour, judged by the same rule.
+pub fn your_events(spec: &Spec) -> Result<Vec<CreditEvent>, SpecError> {
+    let account = |event: &CreditEvent| event.account().to_string();
+    let named = |event: &CreditEvent| format!("{} for {}", event.id(), event.account());
+    spec.one_event_each("lesson 01", FEED.read, account, named, "account")
 }
 
 /// The holder's lock on the account's row, for the scenarios still written in Rust: a worker
@@ -36,29 +39,36 @@ pub(super) fn shown(event: &CreditEvent) -> String {
 // ANCHOR: play
 /// Plays `permutation` of `spec` against `subject`, then judges it. What a delivery a fault
 /// ended reported is judged first: a sender that hears "applied" delivers no more, so the
-/// redelivery the spec plays after it is one a real sender would not make. Then the rule, and
-/// last, any delivery the spec expects to wait: one that decided while the first delivery's
-/// transaction was still open has guessed.
+/// redelivery the spec plays after it is one a real sender would not make. Then the rule, for
+/// each event over its own account, and last, the waits: a delivery the spec expects to wait
+/// that decided while the first delivery's transaction was still open has guessed, and one for
+/// another account that waited was held up by a lock on a neighbour.
 pub(crate) async fn play<H: Handler>(
     subject: Subject<H>,
     run: Run<'_, Delivery>,
 ) -> Result<(), Violation> {
     let (spec, permutation, during) = (run.spec, run.permutation, run.during);
-    let event = your_event(spec).unwrap_or_else(|e| panic!("checked before playing: {e}"));
+    let events = your_events(spec).unwrap_or_else(|e| panic!("checked before playing: {e}"));
     let (db, ledger) = prepare(&subject, during).await?;
-    (ledger.open_account(event.account()).await).map_err(Violation::setup(during))?;
+    for event in &events {
+        (ledger.open_account(event.account()).await).map_err(Violation::setup(during))?;
+    }
     let mut played = run.play(&db, &subject.handler, &FEED).await?;
-    let account = event.account();
-    let observed = (ledger.observe(account, &event).await).map_err(Violation::setup(during))?;
-    let credited = match observed.credits() {
-        Some(credits) => format!("credited {credits} time(s)"),
-        None => format!("holds {} cents", observed.balance_cents),
-    };
-    played.interleaving.note(format!(
-        "{account} {credited}; processed_events holds {} row(s) for {}",
-        observed.records,
-        event.id()
-    ));
+    let mut observed = Vec::new();
+    for event in &events {
+        let account = event.account();
+        let seen = (ledger.observe(account, event).await).map_err(Violation::setup(during))?;
+        let credited = match seen.credits() {
+            Some(credits) => format!("credited {credits} time(s)"),
+            None => format!("holds {} cents", seen.balance_cents),
+        };
+        played.interleaving.note(format!(
+            "{account} {credited}; processed_events holds {} row(s) for {}",
+            seen.records,
+            event.id()
+        ));
+        observed.push(seen);
+    }
     let trace = played.interleaving.trace().clone();
     let caught = |kind| Violation {
         kind,
@@ -78,10 +88,16 @@ pub(crate) async fn play<H: Handler>(
             }),
         }));
     }
-    let outcomes: Vec<_> = (played.delivered.drain(..))
-        .map(|(_, _, outcome)| outcome)
-        .collect();
-    judge(observed, &outcomes, played.answers_lost.len()).map_err(&caught)?;
+    for (event, observed) in events.iter().zip(observed) {
+        let outcomes: Vec<_> = (played.delivered)
+            .extract_if(.., |(_, delivered, _)| delivered.id() == event.id())
+            .map(|(_, _, outcome)| outcome)
+            .collect();
+        let lost = (played.answers_lost.iter())
+            .filter(|(_, delivered, _)| delivered.id() == event.id())
+            .count();
+        judge(observed, &outcomes, lost).map_err(&caught)?;
+    }
     if (permutation.waits.iter()).any(|session| !played.waited(session)) {
         return Err(caught(ViolationKind::DecidedWithoutWaiting));
     }
