@@ -89,13 +89,7 @@ pub(crate) async fn play<H: Handler>(
         }));
     }
     for (event, observed) in events.iter().zip(observed) {
-        let outcomes: Vec<_> = (played.delivered)
-            .extract_if(.., |(_, delivered, _)| delivered.id() == event.id())
-            .map(|(_, _, outcome)| outcome)
-            .collect();
-        let lost = (played.answers_lost.iter())
-            .filter(|(_, delivered, _)| delivered.id() == event.id())
-            .count();
+        let (outcomes, lost) = played.take_results(|delivered| delivered.id() == event.id());
         judge(observed, &outcomes, lost).map_err(&caught)?;
     }
     if (permutation.waits.iter()).any(|session| !played.waited(session)) {

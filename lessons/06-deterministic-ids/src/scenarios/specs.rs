@@ -40,13 +40,7 @@ async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result
         observed.push(observe(&step, order.order_id(), &[], during, interleaving).await?);
     }
     for (order, observed) in orders.iter().zip(&observed) {
-        let outcomes: Vec<_> = (played.delivered)
-            .extract_if(.., |(_, event, _)| event.order_id() == order.order_id())
-            .map(|(_, _, outcome)| outcome)
-            .collect();
-        let lost = (played.answers_lost.iter())
-            .filter(|(_, event, _)| event.order_id() == order.order_id())
-            .count();
+        let (outcomes, lost) = played.take_results(|event| event.order_id() == order.order_id());
         let trace = played.interleaving.trace();
         verdict(observed, &outcomes, lost, during, Some(trace))?;
     }

@@ -120,6 +120,19 @@ pub struct Hidden<T> {
 }
 
 impl<E, T, X> Played<E, T, X> {
+    /// What the deliveries `is_for` picks (those of one event, or of one order) returned, taken
+    /// out of `delivered` in the order the workers started, and how many of them never heard the
+    /// answer to their COMMIT: the effect may be one of theirs, so no other delivery need claim
+    /// it. For a lesson whose rule judges each event or order apart.
+    pub fn take_results(&mut self, is_for: impl Fn(&E) -> bool) -> (Vec<Result<T, X>>, usize) {
+        let results = (self.delivered)
+            .extract_if(.., |(_, event, _)| is_for(event))
+            .map(|(_, _, result)| result)
+            .collect();
+        let lost = (self.answers_lost.iter()).filter(|(_, event, _)| is_for(event));
+        (results, lost.count())
+    }
+
     /// Whether the delivery of `session` was seen waiting on a lock.
     pub fn waited(&self, session: &str) -> bool {
         self.waited.iter().any(|w| w == session)
