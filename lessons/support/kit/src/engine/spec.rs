@@ -42,7 +42,9 @@
 //! - The workbook's lines after a permutation: `expect exercise|solution VERDICT [WORD…]` (`holds`,
 //!   or the kind of violation it must fail with, and words its message must carry); `test NAME`,
 //!   the test that plays it; `story "…"`, how a failure's message tells the delivery; `expect
-//!   wait SESSION`; `expect no wait SESSION for AGGREGATE on "HELD"`.
+//!   wait SESSION`; `expect no wait SESSION for AGGREGATE on "HELD"`; `barrier N workers, R
+//!   rounds` ([`Barrier`]), under a permutation of one delivery, which plays it on N
+//!   workers released by a barrier, R rounds, `{round}` in its event the round's number.
 //!
 //! A file that does not make sense, or that the engine could not play as written, is refused
 //! with the line that says so, never played another way: a syntax error, a step or session
@@ -135,7 +137,26 @@ pub struct Permutation {
     pub waits: Vec<String>,
     /// Deliveries that must not be seen waiting (`expect no wait …`).
     pub no_waits: Vec<NoWait>,
+    /// Its one delivery played by workers released together, round after round (`barrier N
+    /// workers, R rounds`), instead of in the order of its steps.
+    pub barrier: Option<Barrier>,
 }
+
+/// `barrier N workers, R rounds`, under a permutation of one delivery: the essay's
+/// barrier. `N` workers wait at a barrier and are released at once, each with the delivery's
+/// event, so that they race for real instead of in a scripted order; then again, `R` rounds on
+/// one database, each with `{round}` in the event replaced by the round's number (a fresh event
+/// for a fresh aggregate every round). A round catches a race only when the scheduler lets the
+/// workers overlap, so the rounds make a miss unlikely, never impossible: the scripted
+/// permutations make the same race certain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Barrier {
+    pub workers: usize,
+    pub rounds: usize,
+}
+
+/// What `{round}` in a released delivery stands for.
+pub const ROUND: &str = "{round}";
 
 /// A marker on a step of a permutation, as PostgreSQL's isolation tester reads it: the step is
 /// not reported done while the marker's condition holds.
@@ -350,6 +371,7 @@ impl Spec {
             }
         }
         for permutation in &self.permutations {
+            self.check_barrier(permutation)?;
             self.check_markers(permutation, sessions_only)?;
             for (at, name) in permutation.steps.iter().enumerate() {
                 if permutation.steps[..at].contains(name) && !sessions_only {
@@ -398,6 +420,51 @@ impl Spec {
 }
 
 impl Spec {
+    /// A released permutation (`barrier N workers, R rounds`) plays one delivery on
+    /// its workers at once: anything else in its order, or a wait expected of a scripted
+    /// session, has no place in a race left to the scheduler.
+    fn check_barrier(&self, permutation: &Permutation) -> Result<(), SpecError> {
+        if permutation.barrier.is_none() {
+            return Ok(());
+        }
+        let delivers = |step: &String| {
+            (self.step(step)).is_some_and(|(_, step)| matches!(step.action, Action::Deliver(_)))
+        };
+        let refused = match &permutation.steps[..] {
+            [step] if delivers(step) => None,
+            _ => Some(
+                "a released permutation names one step, a `deliver`: the workers released \
+                 together each make that delivery, and nothing else runs beside them",
+            ),
+        };
+        let refused = refused.or_else(|| {
+            permutation.story.is_some().then_some(
+                "a released permutation's failures tell how many workers were released and \
+                 the round that caught them, so it takes no `story`",
+            )
+        });
+        let refused = refused.or_else(|| {
+            (!permutation.waits.is_empty() || !permutation.no_waits.is_empty()).then_some(
+                "`expect wait` and `expect no wait` judge a scripted order, and a released \
+                 permutation has none: its workers race as the scheduler lets them",
+            )
+        });
+        match refused {
+            Some(why) => Err(error(permutation.line, why.into())),
+            None => Ok(()),
+        }
+    }
+
+    /// The event a released permutation delivers in round `round`: its `deliver` line with
+    /// [`ROUND`] replaced by the round's number.
+    pub fn released_delivery(&self, permutation: &Permutation, round: usize) -> Option<String> {
+        let step = self.step(permutation.steps.first()?)?.1;
+        match &step.action {
+            Action::Deliver(json) => Some(json.replace(ROUND, &round.to_string())),
+            _ => None,
+        }
+    }
+
     /// Whether every step is SQL: a spec of sessions only, as PostgreSQL's isolation tester
     /// plays them, with no handler.
     pub fn is_sessions_only(&self) -> bool {

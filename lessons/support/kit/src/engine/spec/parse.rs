@@ -5,7 +5,8 @@
 //!
 //! ```text
 //! spec        := setup* teardown? session+ permutation*   (and, in any order after them,
-//!                                                          the workbook's expect, test, story)
+//!                                                          the workbook's expect, test,
+//!                                                          story, barrier)
 //! setup       := 'setup' BLOCK               teardown := 'teardown' BLOCK
 //! session     := 'session' NAME setup? step+ teardown?
 //! step        := 'step' NAME BLOCK | 'step' NAME KIND …   (deliver, kill, cancel, abandon,
@@ -21,14 +22,14 @@
 //! only in quotes (`step "permutation" { … }`). `#` starts a comment outside a block.
 
 use super::{
-    Action, Expectation, Expected, Marker, NoWait, Permutation, SessionSpec, Side, Spec, SpecError,
-    StepSpec, Verdict, error,
+    Action, Barrier, Expectation, Expected, Marker, NoWait, Permutation, SessionSpec, Side, Spec,
+    SpecError, StepSpec, Verdict, error,
 };
 use crate::servers::relay::Cut;
 
 /// The words that open a part of a spec: the isolation tester's, then the workbook's. A
 /// permutation's list of steps runs until the next of them.
-const KEYWORDS: [&str; 8] = [
+const KEYWORDS: [&str; 9] = [
     "setup",
     "teardown",
     "session",
@@ -37,6 +38,7 @@ const KEYWORDS: [&str; 8] = [
     "expect",
     "test",
     "story",
+    "barrier",
 ];
 
 /// A reader of one spec's text, with blocks in braces that may run over several lines.
@@ -140,6 +142,7 @@ impl<'a> Parser<'a> {
                         story: None,
                         waits: Vec::new(),
                         no_waits: Vec::new(),
+                        barrier: None,
                     });
                 }
                 keyword => self.about_the_permutation(&mut spec, keyword, line)?,
@@ -230,6 +233,10 @@ impl<'a> Parser<'a> {
         match keyword {
             "test" => permutation.test = Some(self.name("test")?),
             "story" => permutation.story = Some(self.story(line)?),
+            "barrier" if permutation.barrier.is_some() => {
+                return Err(error(line, "a second `barrier` for one permutation".into()));
+            }
+            "barrier" => permutation.barrier = Some(self.barrier(line)?),
             _ => match self.expectation(line)? {
                 Expected::Verdict(expectation) => permutation.expect.push(expectation),
                 Expected::Wait(session) => permutation.waits.push(session),
@@ -642,6 +649,36 @@ impl<'a> Parser<'a> {
             return Err(refused());
         }
         Ok(story)
+    }
+
+    /// The rest of `barrier N workers, R rounds`.
+    fn barrier(&mut self, line: usize) -> Result<Barrier, SpecError> {
+        let words = self.quoted_words(line)?;
+        let count = |word: &str| word.parse::<usize>().ok();
+        match &words[..] {
+            [n, w, comma, r, rounds]
+                if w == "workers" && comma == "," && (rounds == "rounds" || rounds == "round") =>
+            {
+                match (count(n), count(r)) {
+                    (Some(workers), Some(rounds)) if workers >= 2 && rounds >= 1 => {
+                        Ok(Barrier { workers, rounds })
+                    }
+                    _ => Err(error(
+                        line,
+                        format!(
+                            "`barrier` takes 2 workers or more and 1 round or more, not `{n}` \
+                             and `{r}`: one worker races no one"
+                        ),
+                    )),
+                }
+            }
+            _ => Err(error(
+                line,
+                "`barrier` reads `barrier N workers, R rounds`, as in `barrier 2 \
+                 workers, 240 rounds`"
+                    .into(),
+            )),
+        }
     }
 
     /// The rest of `expect no wait SESSION for AGGREGATE on "HELD"`.

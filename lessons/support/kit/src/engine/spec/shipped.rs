@@ -109,7 +109,9 @@ impl Shipped {
         let permutation = (spec.permutations.iter())
             .find(|p| p.test.as_deref() == Some(test))
             .unwrap_or_else(|| panic!("{}/specs/{name} has no test {test}", self.folder));
-        let story = (permutation.story.as_deref()).unwrap_or_else(|| {
+        // A released permutation's failures tell its round instead.
+        let told = permutation.barrier.map(|_| "");
+        let story = (permutation.story.as_deref()).or(told).unwrap_or_else(|| {
             panic!(
                 "{}/specs/{name}: the test {test} tells no story",
                 self.folder
@@ -119,9 +121,11 @@ impl Shipped {
     }
 }
 
-/// A shipped spec's permutations are tests: each names its test and tells its story.
+/// A shipped spec's permutations are tests: each names its test and tells its story (a
+/// released one's failures tell their round).
 fn each_a_test(spec: &Spec) -> Result<(), SpecError> {
-    match (spec.permutations.iter()).find(|p| p.test.is_none() || p.story.is_none()) {
+    let untold = |p: &Permutation| p.story.is_none() && p.barrier.is_none();
+    match (spec.permutations.iter()).find(|p| p.test.is_none() || untold(p)) {
         None => Ok(()),
         Some(permutation) => Err(SpecError {
             line: permutation.line,

@@ -134,6 +134,93 @@ permutation write odd
     );
 }
 
+const RELEASED: &str = r#"session worker
+step credit deliver {"id": "evt-{round}", "account": "acc-{round}"}
+
+permutation credit
+barrier 8 workers, 60 rounds
+test eight
+"#;
+
+#[test]
+fn a_released_permutation_reads_as_its_workers_and_rounds_and_templates_its_event() {
+    let spec = Spec::parse(RELEASED).unwrap();
+    let permutation = &spec.permutations[0];
+    let barrier = Barrier {
+        workers: 8,
+        rounds: 60,
+    };
+    assert_eq!(permutation.barrier, Some(barrier));
+    assert_eq!(
+        spec.released_delivery(permutation, 3).as_deref(),
+        Some(r#"{"id": "evt-3", "account": "acc-3"}"#)
+    );
+    let one = RELEASED.replace("60 rounds", "1 round");
+    let barrier = Barrier {
+        workers: 8,
+        rounds: 1,
+    };
+    assert_eq!(
+        Spec::parse(&one).unwrap().permutations[0].barrier,
+        Some(barrier)
+    );
+}
+
+#[test]
+fn a_barrier_that_cannot_be_played_as_written_is_refused_with_its_line() {
+    let head = "session worker\nstep credit deliver {}\nsession other\nstep w deliver {}\n";
+    let cases: &[(&str, usize, &str)] = &[
+        (
+            "barrier 8 workers\n",
+            6,
+            "reads `barrier N workers, R rounds`",
+        ),
+        (
+            "barrier 1 workers, 60 rounds\n",
+            6,
+            "one worker races no one",
+        ),
+        ("barrier 2 workers, 0 rounds\n", 6, "1 round or more"),
+        (
+            "barrier 2 workers, 9 rounds\nbarrier 2 workers, 9 rounds\n",
+            7,
+            "a second `barrier`",
+        ),
+    ];
+    for (tail, line, words) in cases {
+        let error = refused(&format!("{head}permutation credit\n{tail}"));
+        assert_eq!(
+            (error.line, error.message.contains(words)),
+            (*line, true),
+            "{error}"
+        );
+    }
+    let error = refused(&format!("{head}barrier 2 workers, 9 rounds\n"));
+    assert!(
+        error.message.contains("before any `permutation`"),
+        "{error}"
+    );
+    let plays: &[(&str, &str)] = &[
+        ("permutation credit w\n", "names one step, a `deliver`"),
+        (
+            "permutation credit\nexpect wait worker\n",
+            "judge a scripted order",
+        ),
+        (
+            "permutation credit\nstory \"was released\"\n",
+            "takes no `story`",
+        ),
+    ];
+    for (permutation, words) in plays {
+        let error = refused(&format!("{head}{permutation}barrier 2 workers, 9 rounds\n"));
+        assert_eq!(
+            (error.line, error.message.contains(words)),
+            (5, true),
+            "{error}"
+        );
+    }
+}
+
 fn refused(text: &str) -> SpecError {
     Spec::parse(text).expect_err("a bad spec is refused")
 }
