@@ -5,7 +5,7 @@ use kit::{KitError, TestDatabase};
 
 use crate::CreditEvent;
 
-pub(crate) struct Ledger {
+pub struct Ledger {
     client: tokio_postgres::Client,
 }
 

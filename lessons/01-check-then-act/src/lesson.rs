@@ -6,7 +6,9 @@
 
 use kit::harness::Rust;
 use kit::spec::{Feed, Run, Spec, SpecError};
+use kit::{KitError, TestDatabase};
 
+use crate::ledger::Ledger;
 use crate::scenarios;
 use crate::{CreditEvent, Delivery, Handler, Outcome, Subject, Violation, ViolationKind};
 
@@ -19,6 +21,7 @@ impl kit::Lesson for Lesson {
     type Output = Result<Outcome, sqlx::Error>;
     type Delivery = Delivery;
     type Kind = ViolationKind;
+    type World = Ledger;
 
     const FEED: Feed<CreditEvent, Self::Output> = scenarios::FEED;
     const YOURS: &'static str =
@@ -28,45 +31,58 @@ impl kit::Lesson for Lesson {
         Rust::once("an_event_for_an_unknown_account_is_an_error"),
         // Two different events racing for one account both credit it: neither is a duplicate.
         Rust::once("two_events_racing_for_one_account_both_credit"),
-        // The essay's barrier test, on a runtime with real parallelism: a race the exercise
-        // loses.
-        Rust {
-            name: "workers_released_together_credit_each_event_once",
-            repeat: true,
-            multi_thread: true,
-            cases: &[
-                ("two_workers", "2"),
-                ("eight_workers", "8"),
-                ("thirty_two_workers", "32"),
-            ],
-        },
     ];
+    // The essay's barrier test, `specs/released.spec`.
+    const RELEASES: bool = true;
 
     fn check(spec: &Spec) -> Result<(), SpecError> {
         scenarios::your_events(spec).map(drop)
     }
 
+    async fn open(db: &TestDatabase) -> Result<Ledger, KitError> {
+        Ledger::open(db).await
+    }
+
+    /// Each event's account, opened at zero: the balance then counts its credits.
+    async fn ready(ledger: &mut Ledger, events: &[CreditEvent]) -> Result<(), KitError> {
+        let mut opened: Vec<&str> = Vec::new();
+        for account in events.iter().map(CreditEvent::account) {
+            if !opened.contains(&account) {
+                ledger.open_account(account).await?;
+                opened.push(account);
+            }
+        }
+        Ok(())
+    }
+
     async fn play<H: Handler>(
         subject: Subject<H>,
+        db: &TestDatabase,
+        ledger: &mut Ledger,
         run: Run<'_, Delivery>,
     ) -> Result<(), Violation> {
-        scenarios::play(subject, run).await
+        scenarios::play(subject, db, ledger, run).await
+    }
+
+    async fn judge_released(
+        ledger: &mut Ledger,
+        event: &CreditEvent,
+        outcomes: Vec<Self::Output>,
+        during: Delivery,
+    ) -> Result<(), Violation> {
+        scenarios::judge_released(ledger, event, outcomes, during).await
     }
 
     async fn play_rust<H: Handler>(
         name: &'static str,
         subject: Subject<H>,
     ) -> Result<(), Violation> {
-        match name.split("::").next().unwrap_or(name) {
+        match name {
             "an_event_for_an_unknown_account_is_an_error" => {
                 scenarios::unknown_account(subject).await
             }
             "two_events_racing_for_one_account_both_credit" => {
                 scenarios::two_events_race_for_one_account(subject).await
-            }
-            "workers_released_together_credit_each_event_once" => {
-                let workers = kit::contract::listed::<Self>().case(name);
-                scenarios::barrier(subject, workers).await
             }
             other => panic!("lesson 01 lists {other} but plays no scenario by that name"),
         }

@@ -64,17 +64,19 @@ pub enum Delivery {
     /// Two different events for one account, the second while the first was inside its
     /// transaction.
     TwoEventsForOneAccount,
-    /// `workers` workers released together by a barrier, in round `round` of `rounds`.
-    Barrier {
-        workers: usize,
-        round: usize,
-        rounds: usize,
-    },
+    /// Workers released together, in one round of a spec's `barrier` (`specs/released.spec`).
+    Released(kit::Round),
 }
 
 impl From<&'static str> for Delivery {
     fn from(story: &'static str) -> Self {
         Delivery::Story(story)
+    }
+}
+
+impl From<kit::Round> for Delivery {
+    fn from(round: kit::Round) -> Self {
+        Delivery::Released(round)
     }
 }
 
@@ -91,15 +93,7 @@ impl fmt::Display for Delivery {
                  the second while the first was still inside its transaction (a scripted \
                  interleaving)"
             ),
-            Delivery::Barrier {
-                workers,
-                round,
-                rounds,
-            } => write!(
-                f,
-                "reached {workers} workers at once (released together by a barrier, round \
-                 {round} of {rounds})"
-            ),
+            Delivery::Released(round) => round.fmt(f),
         }
     }
 }

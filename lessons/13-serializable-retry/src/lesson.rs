@@ -6,7 +6,9 @@
 
 use kit::harness::Rust;
 use kit::spec::{Feed, Run, Spec, SpecError};
+use kit::{KitError, TestDatabase};
 
+use crate::cards::Cards;
 use crate::scenarios;
 use crate::{Authorization, Delivery, Handled, Handler, Subject, Violation, ViolationKind};
 
@@ -19,6 +21,7 @@ impl kit::Lesson for Lesson {
     type Output = Result<Handled, sqlx::Error>;
     type Delivery = Delivery;
     type Kind = ViolationKind;
+    type World = Cards;
 
     const FEED: Feed<Authorization, Self::Output> = scenarios::FEED;
     const YOURS: &'static str =
@@ -40,11 +43,26 @@ impl kit::Lesson for Lesson {
         scenarios::your_events(spec).map(drop)
     }
 
+    async fn open(db: &TestDatabase) -> Result<Cards, KitError> {
+        Cards::open(db).await
+    }
+
+    /// The customer and its two cards, nothing spent, and each authorization's attempts
+    /// counted.
+    async fn ready(cards: &mut Cards, events: &[Authorization]) -> Result<(), KitError> {
+        let counted: Vec<_> = (scenarios::ids(events).into_iter())
+            .map(|id| (id, 0, "40001"))
+            .collect();
+        scenarios::ready(cards, &counted).await
+    }
+
     async fn play<H: Handler>(
         subject: Subject<H>,
+        db: &TestDatabase,
+        cards: &mut Cards,
         run: Run<'_, Delivery>,
     ) -> Result<(), Violation> {
-        scenarios::play(subject, run).await
+        scenarios::play(subject, db, cards, run).await
     }
 
     async fn play_rust<H: Handler>(

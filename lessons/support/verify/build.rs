@@ -246,9 +246,10 @@ const SOLUTION_DIR: &str = "solutions/{folder}";
 fn specs_check(checks: &mut String, number: &str, shipped: &str, spec_test: &str) {
     writeln!(
         checks,
-        "/// Lesson {number}'s specs show what their `expect` lines say.\n\
+        "/// Lesson {number}'s specs show what their `expect` lines say. On two worker threads, as\n\
+         /// `cargo test` plays a spec's `barrier`: its workers race for real only there.\n\
          #[cfg(test)]\n\
-         #[tokio::test]\n\
+         #[tokio::test(flavor = \"multi_thread\", worker_threads = 2)]\n\
          async fn lesson_{number}_specs_show_what_they_expect() -> Result<(), \
          crate::intended::Complaint> {{\n    \
          let specs = lesson_{number}::specs();\n    \
@@ -278,7 +279,9 @@ fn harness_tests(domain: &str, lesson: &str) -> String {
          /// The races and faults the shipped exercise loses, which `cargo repeat` counts.\n\
          pub fn repeat() -> &'static [&'static str] {{\n    &LISTED.repeat\n}}\n\n\
          /// The shipped permutations the lesson plays: each spec's file, and its test.\n\
-         pub fn specs() -> &'static [(&'static str, &'static str)] {{\n    &LISTED.specs\n}}\n\n{}",
+         pub fn specs() -> &'static [(&'static str, &'static str)] {{\n    &LISTED.specs\n}}\n\n\
+         /// The rounds a released permutation plays, as its spec says.\n\
+         pub fn rounds_listed(test: &str) -> Option<usize> {{\n    LISTED.rounds(test)\n}}\n\n{}",
         plays(domain)
     )
 }
@@ -309,7 +312,9 @@ fn listed_tests(domain: &str, listed: &str) -> String {
          pub fn tests() -> &'static [&'static str] {{\n    {listed}::TESTS\n}}\n\n\
          pub fn cases() -> &'static [(&'static str, &'static str)] {{\n    {listed}::CASES\n}}\n\n\
          pub fn repeat() -> &'static [&'static str] {{\n    {listed}::REPEAT\n}}\n\n\
-         pub fn specs() -> &'static [(&'static str, &'static str)] {{\n    {listed}::SPECS\n}}\n\n{}",
+         pub fn specs() -> &'static [(&'static str, &'static str)] {{\n    {listed}::SPECS\n}}\n\n\
+         /// A barrier test's rounds come from its case, through `checks.rs`' `rounds`.\n\
+         pub fn rounds_listed(_test: &str) -> Option<usize> {{\n    None\n}}\n\n{}",
         plays(domain)
     )
 }

@@ -1,14 +1,12 @@
 //! The lesson's tests, each one a story from chapter 1. Every scenario takes the subject (a
 //! handler and its schema), builds a fresh database, delivers an event, and judges the result.
 
-mod barrier;
 mod specs;
 mod two_events;
 mod unknown_account;
 
-pub use barrier::{BARRIER_ROUNDS, barrier, barrier_rounds};
 pub use specs::your_events;
-pub(crate) use specs::{FEED, play};
+pub(crate) use specs::{FEED, judge_released, play};
 pub use two_events::two_events_race_for_one_account;
 pub use unknown_account::unknown_account;
 

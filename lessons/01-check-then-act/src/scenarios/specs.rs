@@ -1,13 +1,15 @@
 //! The lesson's scripted scenarios are data, `specs/*.spec`, and this is how every one of them
-//! is played, a student's own included (`cargo workbook break 01`): a fresh database with the
-//! event's account open at zero, the spec's sessions in its order (the kit's engine), then the
+//! is played, a student's own included (`cargo workbook break 01`): on a fresh database with
+//! each event's account open at zero (`lesson.rs`), the spec's sessions in its order (the kit's
+//! engine), or its workers released together round after round (the kit's barrier), then the
 //! rule (`judge.rs`) over what the account, `processed_events` and each delivery said.
 
-use kit::Common;
 use kit::spec::{Feed, Run, Spec, SpecError};
+use kit::{Common, TestDatabase};
 
-use super::{AMOUNT_CENTS, prepare};
+use super::AMOUNT_CENTS;
 use crate::judge::judge;
+use crate::ledger::Ledger;
 use crate::{CreditEvent, Delivery, Handler, Outcome, Subject, Violation, ViolationKind};
 
 /// How the specs reach the handler (`deliver {JSON}`, read as `cargo workbook deliver 01` reads
@@ -37,23 +39,22 @@ pub(super) fn shown(event: &CreditEvent) -> String {
 }
 
 // ANCHOR: play
-/// Plays `permutation` of `spec` against `subject`, then judges it. What a delivery a fault
-/// ended reported is judged first: a sender that hears "applied" delivers no more, so the
-/// redelivery the spec plays after it is one a real sender would not make. Then the rule, for
-/// each event over its own account, and last, the waits: a delivery the spec expects to wait
-/// that decided while the first delivery's transaction was still open has guessed, and one for
-/// another account that waited was held up by a lock on a neighbour.
+/// Plays `permutation` of `spec` against `subject` on `db` (each event's account open at zero),
+/// then judges it. What a delivery a fault ended reported is judged first: a sender that hears
+/// "applied" delivers no more, so the redelivery the spec plays after it is one a real sender
+/// would not make. Then the rule, for each event over its own account, and last, the waits: a
+/// delivery the spec expects to wait that decided while the first delivery's transaction was
+/// still open has guessed, and one for another account that waited was held up by a lock on a
+/// neighbour.
 pub(crate) async fn play<H: Handler>(
     subject: Subject<H>,
+    db: &TestDatabase,
+    ledger: &mut Ledger,
     run: Run<'_, Delivery>,
 ) -> Result<(), Violation> {
     let (spec, permutation, during) = (run.spec, run.permutation, run.during);
     let events = your_events(spec).unwrap_or_else(|e| panic!("checked before playing: {e}"));
-    let (db, ledger) = prepare(&subject, during).await?;
-    for event in &events {
-        (ledger.open_account(event.account()).await).map_err(Violation::setup(during))?;
-    }
-    let mut played = run.play(&db, &subject.handler, &FEED).await?;
+    let mut played = run.play(db, &subject.handler, &FEED).await?;
     let mut observed = Vec::new();
     for event in &events {
         let account = event.account();
@@ -98,3 +99,17 @@ pub(crate) async fn play<H: Handler>(
     played.end(during)
 }
 // ANCHOR_END: play
+
+/// One round of `specs/released.spec`: the workers released together with `event` returned
+/// `outcomes`, and its account, opened at zero this round, must have moved once. A barrier
+/// round has no script, so its message has no trace.
+pub(crate) async fn judge_released(
+    ledger: &Ledger,
+    event: &CreditEvent,
+    outcomes: Vec<Result<Outcome, sqlx::Error>>,
+    during: Delivery,
+) -> Result<(), Violation> {
+    let observed = ledger.observe(event.account(), event).await;
+    let observed = observed.map_err(Violation::setup(during))?;
+    judge(observed, &outcomes, 0).map_err(Violation::caught(during, None))
+}

@@ -10,9 +10,9 @@ mod specs;
 pub use injected::{conflicts_every_time, conflicts_three_times, deadlocks_twice, unknown_card};
 pub use sequential::decided_one_after_another;
 pub use specs::your_events;
-pub(crate) use specs::{FEED, play};
+pub(crate) use specs::{FEED, ids, play};
 
-use kit::TestDatabase;
+use kit::{KitError, TestDatabase};
 
 use crate::cards::{Cards, Observed};
 use crate::judge::{Delivered, Expect, verdict};
@@ -20,6 +20,16 @@ use crate::{Authorization, Delivery, Handler, Subject, Violation};
 
 /// The customer every scenario's authorizations draw on, and its two cards.
 const CUSTOMER: &str = "cus-1";
+
+/// Readies `cards`' database for authorizations of `events`: the customer and its cards, and
+/// the first `fail_first` attempts of each event failed with the SQLSTATE given (none: counted).
+pub(crate) async fn ready(cards: &mut Cards, events: &[(&str, i64, &str)]) -> Result<(), KitError> {
+    cards.customer(CUSTOMER, &["card-1", "card-2"]).await?;
+    for (event, fail_first, fail_with) in events {
+        cards.probe(event, *fail_first, fail_with).await?;
+    }
+    Ok(())
+}
 
 /// A fresh database with the subject's schema, the test's own session on it, the customer and
 /// its cards, and the attempts of each of `events` counted.
@@ -39,10 +49,7 @@ async fn with_probes<H: Handler>(
     events: &[(&str, i64, &str)],
 ) -> Result<(TestDatabase, Cards), Violation> {
     let (db, mut cards) = kit::prepare(&subject.schema, during, Cards::open).await?;
-    (cards.customer(CUSTOMER, &["card-1", "card-2"]).await).map_err(Violation::setup(during))?;
-    for (event, fail_first, fail_with) in events {
-        (cards.probe(event, *fail_first, fail_with).await).map_err(Violation::setup(during))?;
-    }
+    (ready(&mut cards, events).await).map_err(Violation::setup(during))?;
     Ok((db, cards))
 }
 

@@ -1,12 +1,14 @@
 //! The lesson's scripted scenarios are data, `specs/*.spec`, and this is how every one of them
-//! is played, a student's own included (`cargo workbook break 13`): a fresh database with the
-//! customer and its two cards, each event's attempts counted, the spec's sessions in its order
+//! is played, a student's own included (`cargo workbook break 13`): on a fresh database with
+//! the customer and its two cards, each event's attempts counted (`lesson.rs`), the spec's sessions in its order
 //! (the kit's engine), then the rule (`judge.rs`) over what the cards, the decisions and each
 //! delivery said.
 
+use kit::TestDatabase;
 use kit::spec::{Feed, Run, Spec, SpecError};
 
-use super::{described, judge_all, shown, with_customer};
+use super::{described, judge_all, shown};
+use crate::cards::Cards;
 use crate::judge::{Delivered, Expect};
 use crate::{Authorization, Delivery, Handled, Handler, Subject, Violation};
 
@@ -33,23 +35,20 @@ pub fn your_events(spec: &Spec) -> Result<Vec<Authorization>, SpecError> {
 }
 
 // ANCHOR: play
-/// Plays `permutation` of `spec` against `subject`, then judges it. A delivery a fault ended is
-/// set apart, and its attempt is not counted: it ended with its fault. So is one whose answer to
-/// its COMMIT was lost: its decision stands, claimed by nobody.
+/// Plays `permutation` of `spec` against `subject` on `db` (the customer, its cards, and each
+/// event's attempts counted), then judges it. A delivery a fault ended is set apart, and its
+/// attempt is not counted: it ended with its fault. So is one whose answer to its COMMIT was
+/// lost: its decision stands, claimed by nobody.
 pub(crate) async fn play<H: Handler>(
     subject: Subject<H>,
+    db: &TestDatabase,
+    cards: &mut Cards,
     run: Run<'_, Delivery>,
 ) -> Result<(), Violation> {
     let (spec, permutation, during) = (run.spec, run.permutation, run.during);
     let events = your_events(spec).unwrap_or_else(|e| panic!("checked before playing: {e}"));
-    let mut ids: Vec<&str> = Vec::new();
-    for event in &events {
-        if !ids.contains(&event.id()) {
-            ids.push(event.id());
-        }
-    }
-    let (db, cards) = with_customer(&subject, during, &ids).await?;
-    let mut played = run.play(&db, &subject.handler, &FEED).await?;
+    let ids = ids(&events);
+    let mut played = run.play(db, &subject.handler, &FEED).await?;
     let delivered: Vec<Delivered> = (played.delivered.drain(..))
         .map(|(_, event, result)| (event, result))
         .collect();
@@ -72,7 +71,7 @@ pub(crate) async fn play<H: Handler>(
         ..Expect::default()
     };
     let trace = Some(&mut played.interleaving);
-    judge_all(&cards, &delivered, &attempts, expect, during, trace).await?;
+    judge_all(cards, &delivered, &attempts, expect, during, trace).await?;
     if permutation
         .steps
         .iter()
@@ -83,3 +82,14 @@ pub(crate) async fn play<H: Handler>(
     played.end(during)
 }
 // ANCHOR_END: play
+
+/// The authorizations' ids, each once, in the order the spec first delivers it.
+pub(crate) fn ids(events: &[Authorization]) -> Vec<&str> {
+    let mut ids: Vec<&str> = Vec::new();
+    for event in events {
+        if !ids.contains(&event.id()) {
+            ids.push(event.id());
+        }
+    }
+    ids
+}

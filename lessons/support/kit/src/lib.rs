@@ -56,7 +56,7 @@ pub use servers::schema::Schema;
 pub use servers::server::{durable_local_server, server};
 pub use servers::{broker, dev_broker, dev_database};
 pub use words::common::{Calls, Common, Speaks, Topic, Words};
-pub use words::delivery::{Delivery, Rounds, rounds, with_one_round};
+pub use words::delivery::{Delivery, Round, Rounds, rounds, with_one_round};
 pub use words::errors::Errors;
 pub use words::failure::FailureCause;
 pub use words::fault::Fault;

@@ -103,7 +103,7 @@ macro_rules! breakable {
     ($number:literal, lesson $lesson:path) => {
         $crate::breaking::breakable!(
             $number,
-            <$lesson as kit::Lesson>::check,
+            kit::contract::check::<$lesson>,
             kit::contract::your_spec::<$lesson, _>
         );
     };

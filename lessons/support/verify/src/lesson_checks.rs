@@ -4,7 +4,8 @@
 //! subjects (`exercise()`, `solution()`), its reason (`is_intended`) and its tests.
 
 /// `$domain` is the lesson's crate; `rounds` gives a barrier test's rounds from its number of
-/// workers, and `round` a delivery's round; `schema` is the suite's migrations, which may name
+/// workers, for a lesson whose list does not say them (a released spec's do), and `round` a
+/// delivery's round; `schema` is the suite's migrations, which may name
 /// `$migrations`, the migrations of the crate a wrong fix patches (lessons whose students own
 /// a migration).
 macro_rules! lesson {
@@ -26,6 +27,7 @@ macro_rules! lesson {
                 tests(),
                 cases(),
                 repeat(),
+                rounds_listed,
                 $rounds,
                 play_on,
                 is_intended,

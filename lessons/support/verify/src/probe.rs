@@ -95,12 +95,15 @@ where
 
 /// The tests of a lesson's `exercise-tests.rs` that `cargo repeat` counts: those `repeat` names
 /// (a parametrised test by its name, for all of its cases), in the file's order, each played
-/// by `run` and judged by [`verdict`]. A barrier test's rounds come from its case, the number
-/// of workers, through `rounds` (`scenarios::barrier_rounds`).
+/// by `run` and judged by [`verdict`]. A barrier test's rounds are its list's (`listed`: a
+/// released spec's), or come from its case, the number of workers, through `rounds`
+/// (`scenarios::barrier_rounds`).
+#[allow(clippy::too_many_arguments)]
 pub fn probes_of<K, D, Fut>(
     tests: &'static [&'static str],
     cases: &'static [(&'static str, &'static str)],
     repeat: &[&str],
+    listed: fn(&str) -> Option<usize>,
     rounds: fn(usize) -> usize,
     run: fn(&'static str, Side) -> Fut,
     intended: fn(&K) -> bool,
@@ -124,7 +127,8 @@ where
             let workers = (cases.iter())
                 .find(|(case, _)| *case == test)
                 .and_then(|(_, value)| value.parse().ok());
-            Probe::new(test, workers.map_or(1, rounds), move |side| async move {
+            let rounds = listed(test).or(workers.map(rounds)).unwrap_or(1);
+            Probe::new(test, rounds, move |side| async move {
                 verdict(run(test, side).await, intended, round_of)
             })
         })

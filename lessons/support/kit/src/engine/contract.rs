@@ -1,17 +1,23 @@
 //! A lesson, as the kit knows it: one contract. A lesson says how its event is read and shown,
-//! which specs it can judge, how it plays and judges one permutation (what it observes, its
-//! rule, its words), and which scenarios it still writes in Rust. Everything else (its shipped
-//! specs, its list of tests, a test played by name, a student's own spec, the test binary) the
-//! kit does from that, here and in the harness, the same for every lesson.
+//! which specs it can judge, what it reads the database through and how it readies it for a
+//! spec's events, how it judges one permutation (what it observes, its rule, its words), and
+//! which scenarios it still writes in Rust. Everything else (its shipped specs, its list of
+//! tests, a fresh database for each, the workers released together round after round, a test
+//! played by name, a student's own spec, the test binary) the kit does from that, here and in
+//! the harness, the same for every lesson.
 
 use std::any::{Any, TypeId};
 use std::fmt;
 use std::future::Future;
 use std::sync::Mutex;
 
+use super::barrier::release_together;
 use super::harness::{Listed, Rust};
-use super::spec::{Feed, Permutation, Run, Shipped, Spec, SpecError};
+use super::spec::{Barrier, Feed, Permutation, Run, Shipped, Spec, SpecError};
 use super::subject::{Handler, Subject};
+use crate::error::KitError;
+use crate::servers::database::TestDatabase;
+use crate::words::delivery::{Round, rounds};
 use crate::words::teaching::{Explain, Violation};
 
 /// What a lesson is to the kit.
@@ -22,10 +28,14 @@ pub trait Lesson: Sized + 'static {
     type Event: Clone + Send + 'static;
     /// What the handler answers.
     type Output: Send + 'static;
-    /// How a failure's message tells the deliveries: a permutation's `story` line, at the least.
-    type Delivery: Copy + From<&'static str> + 'static;
+    /// How a failure's message tells the deliveries: a permutation's `story` line, or a round
+    /// of workers released together, at the least.
+    type Delivery: Copy + From<&'static str> + From<Round> + 'static;
     /// What the lesson's rule can find broken, in its words.
     type Kind: Explain<Self::Delivery> + fmt::Debug + 'static;
+    /// What the lesson reads a test's database through (its own session, never the handler's
+    /// pool), opened once on each fresh database.
+    type World: Send + 'static;
 
     /// How a spec's deliveries reach the handler: read as the lesson reads a line of
     /// `cargo workbook deliver`, shown in a trace, the handler's answer described.
@@ -34,22 +44,57 @@ pub trait Lesson: Sized + 'static {
     const YOURS: &'static str;
     /// The scenarios data cannot say yet, played by [`Lesson::play_rust`].
     const RUST: &'static [Rust] = &[];
+    /// Whether the lesson judges workers released together (`barrier N workers, R
+    /// rounds`), round by round ([`Lesson::judge_released`]); a spec that releases is refused
+    /// otherwise.
+    const RELEASES: bool = false;
 
     /// A spec the lesson can judge, or why not, with its line: every shipped spec is checked
     /// with it, as a student's is.
     fn check(spec: &Spec) -> Result<(), SpecError>;
 
-    /// Plays one permutation against `subject` and judges what happened.
+    /// Opens what the lesson reads a fresh database through.
+    fn open(db: &TestDatabase) -> impl Future<Output = Result<Self::World, KitError>>;
+
+    /// Readies the database for `events`, before they are delivered: the rows they need (an
+    /// account opened at zero). A released permutation readies each round's event in turn, on
+    /// one database, so each round's rows are new.
+    fn ready(
+        world: &mut Self::World,
+        events: &[Self::Event],
+    ) -> impl Future<Output = Result<(), KitError>>;
+
+    /// Plays one permutation of a spec against `subject`, on `db` (readied for the spec's
+    /// events), and judges what happened.
     fn play<H: Handler<Self::Event, Output = Self::Output>>(
         subject: Subject<H>,
+        db: &TestDatabase,
+        world: &mut Self::World,
         run: Run<'_, Self::Delivery>,
-    ) -> impl Future<Output = Result<(), Violation<Self::Kind, Self::Delivery>>>;
+    ) -> impl Future<Output = Verdict<Self>>;
+
+    /// Judges one round of workers released together, each delivering `event`: what each
+    /// returned (`outcomes`, in worker order) and what the database shows.
+    fn judge_released(
+        world: &mut Self::World,
+        event: &Self::Event,
+        outcomes: Vec<Self::Output>,
+        during: Self::Delivery,
+    ) -> impl Future<Output = Verdict<Self>> {
+        let _ = (world, event, outcomes, during);
+        async {
+            unreachable!(
+                "{}: a released permutation got past the check of a lesson that judges none",
+                Self::FOLDER
+            )
+        }
+    }
 
     /// Plays the scenario in Rust named `name` (one of [`Lesson::RUST`], a case's full name).
     fn play_rust<H: Handler<Self::Event, Output = Self::Output>>(
         name: &'static str,
         subject: Subject<H>,
-    ) -> impl Future<Output = Result<(), Violation<Self::Kind, Self::Delivery>>>;
+    ) -> impl Future<Output = Verdict<Self>>;
 }
 
 /// What a lesson's test returns.
@@ -57,7 +102,23 @@ pub type Verdict<L> = Result<(), Violation<<L as Lesson>::Kind, <L as Lesson>::D
 
 /// The lesson's shipped specs, read and checked once.
 pub fn shipped<L: Lesson>() -> &'static Shipped {
-    once::<L, Shipped>(|| Shipped::read(L::FOLDER, L::check))
+    once::<L, Shipped>(|| Shipped::read(L::FOLDER, check::<L>))
+}
+
+/// A spec the lesson can judge, or why not, with its line: [`Lesson::check`], and a released
+/// permutation only for a lesson that judges one.
+pub fn check<L: Lesson>(spec: &Spec) -> Result<(), SpecError> {
+    let released = (spec.permutations.iter()).find(|p| p.barrier.is_some());
+    if let Some(permutation) = released.filter(|_| !L::RELEASES) {
+        return Err(SpecError {
+            line: permutation.line,
+            message: "`barrier` releases workers together round after round, and this \
+                      lesson's rule does not judge such rounds: script the race with a \
+                      `permutation` of its own instead"
+                .into(),
+        });
+    }
+    L::check(spec)
 }
 
 /// The lesson's tests, listed once: its specs' `test` lines, then its scenarios in Rust.
@@ -97,7 +158,9 @@ pub async fn your_spec<L: Lesson, H: Handler<L::Event, Output = L::Output>>(
     play_told::<L, H>(subject, spec, permutation, L::YOURS).await
 }
 
-/// Plays a permutation, its failures telling the deliveries as `story`.
+/// Plays a permutation, its failures telling the deliveries as `story`: on a fresh database
+/// readied for the spec's events, once, or once for every COMMIT a delivery makes when the spec
+/// cuts after each; or, released, round after round.
 async fn play_told<L: Lesson, H: Handler<L::Event, Output = L::Output>>(
     subject: Subject<H>,
     spec: &Spec,
@@ -109,9 +172,62 @@ async fn play_told<L: Lesson, H: Handler<L::Event, Output = L::Output>>(
         permutation,
         during: L::Delivery::from(story),
     };
+    if let Some(barrier) = permutation.barrier {
+        return released::<L, H>(subject, run, barrier).await;
+    }
+    let events = (spec.events(L::FOLDER, L::FEED.read))
+        .unwrap_or_else(|e| panic!("checked before playing: {e}"));
     let cuts = spec.cuts_after_every_commit(permutation);
-    super::spec::at_each_commit(cuts, || L::play(subject.clone(), run)).await
+    super::spec::at_each_commit(cuts, || async {
+        let (db, mut world) = super::play::prepare(&subject.schema, run.during, L::open).await?;
+        (L::ready(&mut world, &events).await).map_err(Violation::setup(run.during))?;
+        L::play(subject.clone(), &db, &mut world, run).await
+    })
+    .await
 }
+
+// ANCHOR: released
+/// A released permutation: the essay's barrier, which the kit plays for every lesson. Each
+/// round readies a fresh event (its `{round}` the round's number) on one database, releases
+/// the workers together with it, each on a connection of its own, and hands what they returned
+/// to the lesson's rule; the first round that breaks it ends the test.
+async fn released<L: Lesson, H: Handler<L::Event, Output = L::Output>>(
+    subject: Subject<H>,
+    run: Run<'_, L::Delivery>,
+    barrier: Barrier,
+) -> Verdict<L> {
+    let Barrier { workers, rounds } = barrier;
+    let rounds = self::rounds(rounds);
+    let told = |round| {
+        L::Delivery::from(Round {
+            workers,
+            round,
+            rounds,
+        })
+    };
+    let set_up = Run {
+        during: told(0),
+        ..run
+    };
+    let (db, mut world) = super::play::prepare(&subject.schema, set_up.during, L::open).await?;
+    set_up.set_up(&db).await?;
+    let pool = (db.pool(workers as u32).await).map_err(Violation::setup(set_up.during))?;
+    for round in 1..=rounds {
+        let during = told(round);
+        let json = (run.spec.released_delivery(run.permutation, round))
+            .expect("a released permutation delivers");
+        let event = (L::FEED.read)(&json).unwrap_or_else(|e| panic!("checked before playing: {e}"));
+        (L::ready(&mut world, std::slice::from_ref(&event)).await)
+            .map_err(Violation::setup(during))?;
+        let outcomes = release_together(workers, |_| {
+            subject.handler.call(pool.clone(), event.clone())
+        })
+        .await;
+        L::judge_released(&mut world, &event, outcomes, during).await?;
+    }
+    Ok(())
+}
+// ANCHOR_END: released
 
 /// One `T` per lesson, made once by `make` and kept for the process: a lesson's specs and list.
 fn once<L: 'static, T: Send + Sync + 'static>(make: fn() -> T) -> &'static T {

@@ -55,6 +55,8 @@ pub struct Test {
     pub spec: Option<(&'static str, &'static str)>,
     /// Its case's value, as written, for a test with cases.
     pub case: Option<&'static str>,
+    /// The rounds it plays when nothing is caught: a released permutation's, or 1.
+    pub rounds: usize,
     /// What it plays, for tools (`cargo workbook check --format json`): its spec's sessions and
     /// permutation, or where its scenario in Rust is listed.
     pub code: &'static str,
@@ -89,9 +91,11 @@ impl Listed {
                 tests.push(Test {
                     name: test,
                     repeat: permutation.exercise_fails(),
-                    multi_thread: false,
+                    // Workers released together race for real only on threads of their own.
+                    multi_thread: permutation.barrier.is_some(),
                     spec: Some((file, test)),
                     case: None,
+                    rounds: permutation.barrier.map_or(1, |r| r.rounds),
                     code: Box::leak(code.into()),
                 });
             }
@@ -109,6 +113,7 @@ impl Listed {
                 multi_thread: scenario.multi_thread,
                 spec: None,
                 case: None,
+                rounds: 1,
             };
             if scenario.cases.is_empty() {
                 tests.push(plain);
@@ -142,6 +147,13 @@ impl Listed {
     pub fn test(&self, name: &str) -> &Test {
         (self.tests.iter().find(|t| t.name == name))
             .unwrap_or_else(|| panic!("{} lists no test {name}", self.folder))
+    }
+
+    /// The rounds the test `name` plays when nothing is caught, for a lesson whose list says
+    /// (`None` for one not yet on the contract, or a scenario in Rust).
+    pub fn rounds(&self, name: &str) -> Option<usize> {
+        let test = self.tests.iter().find(|t| t.name == name)?;
+        (test.rounds > 1).then_some(test.rounds)
     }
 
     /// The value of the case `name` is, read as its scenario takes it.

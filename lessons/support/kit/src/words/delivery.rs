@@ -34,6 +34,19 @@ impl From<&'static str> for Delivery {
     }
 }
 
+/// A round of a spec's `barrier N workers, R rounds`, told as a barrier's, each worker
+/// with the permutation's one event.
+impl From<Round> for Delivery {
+    fn from(round: Round) -> Self {
+        Delivery::Barrier {
+            workers: round.workers,
+            carrying: "the same event",
+            round: round.round,
+            rounds: round.rounds,
+        }
+    }
+}
+
 impl fmt::Display for Delivery {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
@@ -49,6 +62,30 @@ impl fmt::Display for Delivery {
                  (round {round} of {rounds})"
             ),
         }
+    }
+}
+
+/// A round of workers released together (a spec's `barrier N workers, R rounds`), as a
+/// lesson's [`Delivery`](crate::Lesson::Delivery) tells it: round 0 is the setup, before any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Round {
+    pub workers: usize,
+    pub round: usize,
+    pub rounds: usize,
+}
+
+impl fmt::Display for Round {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Round {
+            workers,
+            round,
+            rounds,
+        } = *self;
+        write!(
+            f,
+            "reached {workers} workers at once (released together by a barrier, round {round} \
+             of {rounds})"
+        )
     }
 }
 

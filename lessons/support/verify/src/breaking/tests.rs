@@ -281,6 +281,15 @@ fn each_kind_of_bad_file_is_refused_with_its_line() {
             3,
             "lesson 13's rule does not judge",
         ),
+        (
+            "13",
+            "session w\nstep d deliver {\"id\": \"auth-{round}\", \"type\": \"authorization.requested\", \
+             \"aggregate_id\": \"cus-1\", \"payload\": {\"customer_id\": \"cus-1\", \"card_id\": \
+             \"card-1\", \"amount_cents\": 6000}, \"occurred_at\": \"2026-07-14T09:15:40Z\"}\n\
+             permutation d\nbarrier 4 workers, 20 rounds\n",
+            3,
+            "this lesson's rule does not judge such rounds",
+        ),
     ];
     for (number, text, line, words) in cases {
         let error = read(lesson(number), text).expect_err(text);
