@@ -128,14 +128,9 @@ impl Cards {
         Ok(())
     }
 
-    /// Counts the attempts made for `event`, failing the first `fail_first` with the SQLSTATE
-    /// `fail_with`.
-    pub async fn probe(
-        &mut self,
-        event: &str,
-        fail_first: i64,
-        fail_with: &str,
-    ) -> Result<(), KitError> {
+    /// Counts the attempts made for `event`, failing none: a spec's setup sets `fail_first`
+    /// and `fail_with` of its row to inject conflicts (`specs/injected.spec`).
+    pub async fn count_attempts(&mut self, event: &str) -> Result<(), KitError> {
         self.probes += 1;
         let counter = format!("attempts_{}", self.probes);
         (self.session)
@@ -144,12 +139,25 @@ impl Cards {
             .map_err(KitError::observer("create an attempt counter"))?;
         (self.session)
             .execute(
-                "INSERT INTO attempt_probes VALUES ($1, $2::text::regclass, $3, $4)",
-                &[&event, &counter, &fail_first, &fail_with],
+                "INSERT INTO attempt_probes VALUES ($1, $2::text::regclass, 0, '40001')",
+                &[&event, &counter],
             )
             .await
             .map_err(KitError::observer("probe an event's attempts"))?;
         Ok(())
+    }
+
+    /// The events whose first `most` attempts, and more, the database is set to fail: no
+    /// bounded retry outlasts them.
+    pub async fn failed_beyond(&self, most: u64) -> Result<Vec<String>, KitError> {
+        let rows = (self.session)
+            .query(
+                "SELECT event_id FROM attempt_probes WHERE fail_first > $1",
+                &[&(most as i64)],
+            )
+            .await
+            .map_err(KitError::observer("read the attempt probes"))?;
+        Ok(rows.iter().map(|row| row.get(0)).collect())
     }
 
     /// How many attempts the database saw for `event` (one it never probed: 0).

@@ -29,14 +29,6 @@ impl kit::Lesson for Lesson {
     const RUST: &'static [Rust] = &[
         // Passes against the shipped exercise too: one delivery at a time never conflicts.
         Rust::once("one_after_another_each_authorization_is_decided_once"),
-        // The database fails the first three attempts with 40001.
-        Rust::once("three_conflicts_in_a_row_then_an_approval_after_four_attempts"),
-        // The database breaks a deadlock by aborting the first two attempts (40P01).
-        Rust::once("two_deadlocks_in_a_row_then_an_approval_after_three_attempts"),
-        // The database fails every attempt with 40001.
-        Rust::once("a_conflict_that_never_ends_is_given_up_on"),
-        // A card never issued: an error no retry can change.
-        Rust::once("an_unknown_card_fails_once_and_is_not_retried"),
     ];
 
     fn check(spec: &Spec) -> Result<(), SpecError> {
@@ -47,13 +39,8 @@ impl kit::Lesson for Lesson {
         Cards::open(db).await
     }
 
-    /// The customer and its two cards, nothing spent, and each authorization's attempts
-    /// counted.
     async fn ready(cards: &mut Cards, events: &[Authorization]) -> Result<(), KitError> {
-        let counted: Vec<_> = (scenarios::ids(events).into_iter())
-            .map(|id| (id, 0, "40001"))
-            .collect();
-        scenarios::ready(cards, &counted).await
+        scenarios::ready(cards, &scenarios::ids(events)).await
     }
 
     async fn play<H: Handler>(
@@ -72,18 +59,6 @@ impl kit::Lesson for Lesson {
         match name {
             "one_after_another_each_authorization_is_decided_once" => {
                 scenarios::decided_one_after_another(subject).await
-            }
-            "three_conflicts_in_a_row_then_an_approval_after_four_attempts" => {
-                scenarios::conflicts_three_times(subject).await
-            }
-            "two_deadlocks_in_a_row_then_an_approval_after_three_attempts" => {
-                scenarios::deadlocks_twice(subject).await
-            }
-            "a_conflict_that_never_ends_is_given_up_on" => {
-                scenarios::conflicts_every_time(subject).await
-            }
-            "an_unknown_card_fails_once_and_is_not_retried" => {
-                scenarios::unknown_card(subject).await
             }
             other => panic!("lesson 13 lists {other} but plays no scenario by that name"),
         }

@@ -7,9 +7,10 @@
 use kit::TestDatabase;
 use kit::spec::{Feed, Run, Spec, SpecError};
 
-use super::{described, judge_all, shown};
+use super::{CARDS, described, judge_all, shown};
 use crate::cards::Cards;
 use crate::judge::{Delivered, Expect};
+use crate::violation::MOST_ATTEMPTS;
 use crate::{Authorization, Delivery, Handled, Handler, Subject, Violation};
 
 /// How the specs reach the handler (`deliver {JSON}`, read as `cargo workbook deliver 13` reads
@@ -66,11 +67,20 @@ pub(crate) async fn play<H: Handler>(
         })
         .collect();
     let lost = (played.answers_lost.first()).map(|(_, event, _)| event.id().to_string());
+    // What the spec made of an event decides how it may end: one whose every attempt its setup
+    // fails (`attempt_probes`) is given up on; one for a card never issued, refused.
+    let endless = (cards.failed_beyond(MOST_ATTEMPTS).await).map_err(Violation::setup(during))?;
+    let gives_up = ids.iter().find(|id| endless.iter().any(|e| e == *id));
+    let refused = events
+        .iter()
+        .find(|event| !CARDS.contains(&event.card_id()));
     let expect = Expect {
         answer_lost: lost.as_deref(),
-        ..Expect::default()
+        gives_up: gives_up.copied(),
+        refused: refused.map(Authorization::id),
     };
-    let trace = Some(&mut played.interleaving);
+    // A lone delivery has no interleaving to show: its message says what it returned.
+    let trace = (spec.sessions.len() > 1).then_some(&mut played.interleaving);
     judge_all(cards, &delivered, &attempts, expect, during, trace).await?;
     if permutation
         .steps
