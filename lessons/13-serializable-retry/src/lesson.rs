@@ -1,10 +1,9 @@
 //! Lesson 13 as the kit knows it: how its authorization is read and shown, which specs it can
-//! judge, how it plays one (`scenarios/specs.rs`), and the scenarios still written in Rust. Its
-//! tests are every permutation of its specs that names a test (`test NAME`), then those
-//! scenarios: the exercise's and the solution's test file is one call (`Subject::tested_by`),
-//! and the maintainers' checks play the same tests by name (`kit::contract::play`).
+//! judge, what a database needs for them, and how it plays one (`scenarios/specs.rs`). Its tests
+//! are every permutation of its specs that names a test (`test NAME`), and nothing in Rust: the
+//! exercise's and the solution's test file is one call (`Subject::tested_by`), and the
+//! maintainers' checks play the same tests by name (`kit::contract::play`).
 
-use kit::harness::Rust;
 use kit::spec::{Feed, Run, Spec, SpecError};
 use kit::{KitError, TestDatabase};
 
@@ -26,10 +25,6 @@ impl kit::Lesson for Lesson {
     const FEED: Feed<Authorization, Self::Output> = scenarios::FEED;
     const YOURS: &'static str =
         "the authorizations were delivered in the order your spec gives (a scripted interleaving)";
-    const RUST: &'static [Rust] = &[
-        // Passes against the shipped exercise too: one delivery at a time never conflicts.
-        Rust::once("one_after_another_each_authorization_is_decided_once"),
-    ];
 
     fn check(spec: &Spec) -> Result<(), SpecError> {
         scenarios::your_events(spec).map(drop)
@@ -50,17 +45,5 @@ impl kit::Lesson for Lesson {
         run: Run<'_, Delivery>,
     ) -> Result<(), Violation> {
         scenarios::play(subject, db, cards, run).await
-    }
-
-    async fn play_rust<H: Handler>(
-        name: &'static str,
-        subject: Subject<H>,
-    ) -> Result<(), Violation> {
-        match name {
-            "one_after_another_each_authorization_is_decided_once" => {
-                scenarios::decided_one_after_another(subject).await
-            }
-            other => panic!("lesson 13 lists {other} but plays no scenario by that name"),
-        }
     }
 }

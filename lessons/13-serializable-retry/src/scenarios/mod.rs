@@ -1,20 +1,17 @@
-//! Lesson 13's tests, each a story from chapter 13. Every scenario takes the subject (a handler
-//! and its schema), builds a fresh database with one customer (two cards, one shared limit),
-//! counts each event's attempts in the database, delivers the authorizations, and judges what
-//! the cards and the decisions show.
+//! Lesson 13's tests, each a story from chapter 13 and each a spec (`specs/*.spec`): a fresh
+//! database with one customer (two cards, one shared limit) and each event's attempts counted
+//! (`ready`), the spec's deliveries, then the rule over what the cards and the decisions show.
 
-mod sequential;
 mod specs;
 
-pub use sequential::decided_one_after_another;
 pub use specs::your_events;
 pub(crate) use specs::{FEED, ids, play};
 
-use kit::{KitError, TestDatabase};
+use kit::KitError;
 
 use crate::cards::{Cards, Observed};
 use crate::judge::{Delivered, Expect, verdict};
-use crate::{Authorization, Delivery, Handler, Subject, Violation};
+use crate::{Authorization, Delivery, Violation};
 
 /// The customer every scenario's authorizations draw on, and its two cards.
 const CUSTOMER: &str = "cus-1";
@@ -28,32 +25,6 @@ pub(crate) async fn ready(cards: &mut Cards, events: &[&str]) -> Result<(), KitE
         cards.count_attempts(event).await?;
     }
     Ok(())
-}
-
-/// A fresh database with the subject's schema, the test's own session on it, and [`ready`] for
-/// `events`: for the scenario still in Rust.
-async fn with_customer<H: Handler>(
-    subject: &Subject<H>,
-    during: Delivery,
-    events: &[&str],
-) -> Result<(TestDatabase, Cards), Violation> {
-    let (db, mut cards) = kit::prepare(&subject.schema, during, Cards::open).await?;
-    (ready(&mut cards, events).await).map_err(Violation::setup(during))?;
-    Ok((db, cards))
-}
-
-/// Every authorization a scenario delivers arrives as the card network writes it, as JSON,
-/// through the parser a real issuer would use at its edge. Its id names the request, not the
-/// delivery: a redelivery carries the same one.
-fn authorization(id: &str, card_id: &str, amount_cents: i64) -> Authorization {
-    let wire = serde_json::json!({
-        "id": id,
-        "type": crate::event::TYPE,
-        "aggregate_id": CUSTOMER,
-        "payload": { "customer_id": CUSTOMER, "card_id": card_id, "amount_cents": amount_cents },
-        "occurred_at": "2026-07-14T09:15:40Z",
-    });
-    Authorization::from_json(&wire.to_string()).expect("the scenarios' events are valid")
 }
 
 /// How a trace shows a delivery.

@@ -11,7 +11,7 @@ use super::{CARDS, described, judge_all, shown};
 use crate::cards::Cards;
 use crate::judge::{Delivered, Expect};
 use crate::violation::MOST_ATTEMPTS;
-use crate::{Authorization, Delivery, Handled, Handler, Subject, Violation};
+use crate::{Authorization, Delivery, Handled, Handler, Subject, Violation, ViolationKind};
 
 /// How the specs reach the handler (`deliver {JSON}`, read as `cargo workbook deliver 13` reads
 /// a line), how a trace shows each, and what it returned.
@@ -80,8 +80,14 @@ pub(crate) async fn play<H: Handler>(
         refused: refused.map(Authorization::id),
     };
     // A lone delivery has no interleaving to show: its message says what it returned.
-    let trace = (spec.sessions.len() > 1).then_some(&mut played.interleaving);
+    let traced = spec.sessions.len() > 1;
+    let trace = traced.then_some(&mut played.interleaving);
     judge_all(cards, &delivered, &attempts, expect, during, trace).await?;
+    if one_after_another(spec) {
+        let injected = (cards.failed_beyond(0).await).map_err(Violation::setup(during))?;
+        let trace = traced.then(|| played.interleaving.trace());
+        retried_only_conflicts(&delivered, &injected).map_err(Violation::caught(during, trace))?;
+    }
     if permutation
         .steps
         .iter()
@@ -92,6 +98,38 @@ pub(crate) async fn play<H: Handler>(
     played.end(during)
 }
 // ANCHOR_END: play
+
+/// Whether the spec plays its deliveries one after another: it has no session but theirs and
+/// no fault, so each runs to its end before the next starts, and none can conflict with another.
+fn one_after_another(spec: &Spec) -> bool {
+    let delivering = spec.deliveries().len() == spec.sessions.len();
+    let faulted = (spec.sessions.iter().flat_map(|s| &s.steps)).any(|step| {
+        spec.fault_target(&step.name).is_some() || spec.cut_target(&step.name).is_some()
+    });
+    delivering && !faulted
+}
+
+/// One delivery after another, nothing conflicts but what the spec injects (`injected`, the
+/// events whose attempts it fails): a delivery that ran its transaction more than once, and whose
+/// count the database's agrees with (the rule has checked the totals), retried an error that
+/// was not 40001 or 40P01, whatever it reported in the end.
+fn retried_only_conflicts(
+    delivered: &[Delivered],
+    injected: &[String],
+) -> Result<(), ViolationKind> {
+    for (n, (event, result)) in delivered.iter().enumerate() {
+        let Ok(handled) = result else { continue };
+        if handled.attempts > 1 && !injected.iter().any(|id| id == event.id()) {
+            return Err(ViolationKind::RetriedWithoutAConflict {
+                event: event.id().into(),
+                copy: delivered[..n].iter().any(|(e, _)| e.id() == event.id()),
+                attempts: u64::from(handled.attempts),
+                reported: described(result).into(),
+            });
+        }
+    }
+    Ok(())
+}
 
 /// The authorizations' ids, each once, in the order the spec first delivers it.
 pub(crate) fn ids(events: &[Authorization]) -> Vec<&str> {
