@@ -465,6 +465,10 @@ impl Interleaving {
         let Some(pid) = self.pid_of(name) else {
             return Ok(()); // killed: its session is gone, and everything with it
         };
+        // The pool takes the connection back in a task of its own (flushing the rollback of a
+        // transaction the handler dropped), which a busy machine may run later than the pool's
+        // two-second acquire timeout allows: wait for it as for a pool at rest, then acquire.
+        pool_at_rest(pool).await;
         let held = pool
             .acquire()
             .await
