@@ -27,8 +27,8 @@ impl Ledger {
         Ok(())
     }
 
-    /// What one event did to one account (opened at zero): its balance, and how many rows
-    /// record the event.
+    /// What one event did to one account (opened at zero): whether the account exists, its
+    /// balance, and how many rows record the event.
     pub(crate) async fn observe(
         &self,
         account: &str,
@@ -37,16 +37,18 @@ impl Ledger {
         let row = self
             .client
             .query_one(
-                "SELECT COALESCE((SELECT balance_cents FROM accounts WHERE id = $1), 0), \
+                "SELECT EXISTS (SELECT 1 FROM accounts WHERE id = $1), \
+                        COALESCE((SELECT balance_cents FROM accounts WHERE id = $1), 0), \
                         (SELECT count(*) FROM processed_events WHERE event_id = $2)",
                 &[&account, &event.id()],
             )
             .await
             .map_err(KitError::observer("reading the balance and the records"))?;
         Ok(Observed {
-            balance_cents: row.get(0),
+            opened: row.get(0),
+            balance_cents: row.get(1),
             amount_cents: event.amount_cents(),
-            records: row.get(1),
+            records: row.get(2),
         })
     }
 }
@@ -54,6 +56,8 @@ impl Ledger {
 /// What the test saw in the database after the deliveries.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Observed {
+    /// Whether the account exists: a spec's setup may have closed it.
+    pub(crate) opened: bool,
     pub(crate) balance_cents: i64,
     pub(crate) amount_cents: i64,
     pub(crate) records: i64,

@@ -1,10 +1,9 @@
 //! Lesson 01 as the kit knows it: how its event is read and shown, which specs it can judge,
-//! how it plays one (`scenarios/specs.rs`), and the scenarios still written in Rust. Its tests
-//! are every permutation of its specs that names a test (`test NAME`), then those scenarios:
-//! the exercise's and the solution's test file is one call (`Subject::tested_by`), and the
-//! maintainers' checks play the same tests by name (`kit::contract::play`).
+//! and how it plays one (`scenarios/specs.rs`). Its tests are every permutation of its specs
+//! that names a test (`test NAME`): the exercise's and the solution's test file is one call
+//! (`Subject::tested_by`), and the maintainers' checks play the same tests by name
+//! (`kit::contract::play`).
 
-use kit::harness::Rust;
 use kit::spec::{Feed, Run, Spec, SpecError};
 use kit::{KitError, TestDatabase};
 
@@ -26,12 +25,6 @@ impl kit::Lesson for Lesson {
     const FEED: Feed<CreditEvent, Self::Output> = scenarios::FEED;
     const YOURS: &'static str =
         "was delivered in the order your spec gives (a scripted interleaving)";
-    const RUST: &'static [Rust] = &[
-        // Only a duplicate is "already applied": a real failure stays an error.
-        Rust::once("an_event_for_an_unknown_account_is_an_error"),
-        // Two different events racing for one account both credit it: neither is a duplicate.
-        Rust::once("two_events_racing_for_one_account_both_credit"),
-    ];
     // The essay's barrier test, `specs/released.spec`.
     const RELEASES: bool = true;
 
@@ -71,20 +64,5 @@ impl kit::Lesson for Lesson {
         during: Delivery,
     ) -> Result<(), Violation> {
         scenarios::judge_released(ledger, event, outcomes, during).await
-    }
-
-    async fn play_rust<H: Handler>(
-        name: &'static str,
-        subject: Subject<H>,
-    ) -> Result<(), Violation> {
-        match name {
-            "an_event_for_an_unknown_account_is_an_error" => {
-                scenarios::unknown_account(subject).await
-            }
-            "two_events_racing_for_one_account_both_credit" => {
-                scenarios::two_events_race_for_one_account(subject).await
-            }
-            other => panic!("lesson 01 lists {other} but plays no scenario by that name"),
-        }
     }
 }

@@ -42,12 +42,18 @@ pub enum ViolationKind {
     /// own (57014), not in a unique violation, and the handler reported an outcome: the first
     /// delivery then rolled back, so nobody applied the event.
     WaitEndedTakenForADuplicate { outcome: crate::Outcome },
-    /// A different event (not a redelivery) was reported as handled already.
-    OtherEventTakenForADuplicate { outcome: crate::Outcome },
-    /// Two different events were delivered and reported applied, but the balance lacks a credit.
+    /// A different event (not a redelivery) was reported as handled already: one of `events`
+    /// different events for one account.
+    OtherEventTakenForADuplicate {
+        outcome: crate::Outcome,
+        events: usize,
+    },
+    /// `events` different events were delivered and reported applied, but the balance lacks a
+    /// credit.
     CreditLost {
         balance_cents: i64,
         expected_cents: i64,
+        events: usize,
     },
     /// What any lesson can catch: a failed or stuck delivery, a hidden failure, a wait on
     /// another account, a test that could not run.
@@ -57,13 +63,8 @@ pub enum ViolationKind {
 /// How the event reached the handler.
 #[derive(Debug, Clone, Copy)]
 pub enum Delivery {
-    /// Once, for an account that was never opened.
-    ToUnknownAccount,
     /// A scripted scenario's story, in one sentence, from its spec (`story "…"`).
     Story(&'static str),
-    /// Two different events for one account, the second while the first was inside its
-    /// transaction.
-    TwoEventsForOneAccount,
     /// Workers released together, in one round of a spec's `barrier` (`specs/released.spec`).
     Released(kit::Round),
 }
@@ -83,16 +84,7 @@ impl From<kit::Round> for Delivery {
 impl fmt::Display for Delivery {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Delivery::ToUnknownAccount => {
-                write!(f, "credits an account that does not exist")
-            }
             Delivery::Story(story) => f.write_str(story),
-            Delivery::TwoEventsForOneAccount => write!(
-                f,
-                "evt-1 and a different event for the same account, evt-2, reached two workers, \
-                 the second while the first was still inside its transaction (a scripted \
-                 interleaving)"
-            ),
             Delivery::Released(round) => round.fmt(f),
         }
     }
@@ -236,22 +228,27 @@ impl Explain<Delivery> for ViolationKind {
                  event will be applied.\n{}",
                 see("Losing cleanly")
             ),
-            ViolationKind::OtherEventTakenForADuplicate { outcome } => write!(
+            ViolationKind::OtherEventTakenForADuplicate { outcome, events } => write!(
                 f,
-                "the event {during}; a delivery reported {outcome:?}, but the two events have \
-                 different ids: neither is a redelivery of the other, and both must be \
-                 credited. Whatever decided \"already applied\" compared something the two \
-                 events share, not the event id.\n{}",
+                "the event {during}; a delivery reported {outcome:?}, but the {} events have \
+                 different ids: none is a redelivery of another, and {} must be credited. \
+                 Whatever decided \"already applied\" compared something the events share, not \
+                 the event id.\n{}",
+                number(*events),
+                every(*events),
                 see("What a unique key decides")
             ),
             ViolationKind::CreditLost {
                 balance_cents,
                 expected_cents,
+                events,
             } => write!(
                 f,
-                "the event {during}; the account holds {balance_cents} cents, but the two \
-                 credits add up to {expected_cents}, and both deliveries reported Applied: one \
-                 credit overwrote the other instead of adding to it, or was never recorded.\n{}",
+                "the event {during}; the account holds {balance_cents} cents, but the {} \
+                 credits add up to {expected_cents}, and {} deliveries reported Applied: a \
+                 credit overwrote another instead of adding to it, or was never recorded.\n{}",
+                number(*events),
+                every(*events),
                 see("What the second insert does")
             ),
             ViolationKind::Common(common) => {
@@ -261,5 +258,21 @@ impl Explain<Delivery> for ViolationKind {
                 common.explain::<Self>(f)
             }
         }
+    }
+}
+
+/// How many different events a message counts: "two" reads better than "2" in a sentence.
+fn number(events: usize) -> String {
+    match events {
+        2 => "two".into(),
+        n => n.to_string(),
+    }
+}
+
+/// All of `events` events or their deliveries: "both", or "all 3".
+fn every(events: usize) -> String {
+    match events {
+        2 => "both".into(),
+        n => format!("all {n}"),
     }
 }

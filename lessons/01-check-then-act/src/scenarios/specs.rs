@@ -7,9 +7,9 @@
 use kit::spec::{Feed, Run, Spec, SpecError};
 use kit::{Common, TestDatabase};
 
-use super::AMOUNT_CENTS;
-use crate::judge::judge;
+use crate::judge::{judge, judge_account};
 use crate::ledger::Ledger;
+use crate::ledger::Observed;
 use crate::{CreditEvent, Delivery, Handler, Outcome, Subject, Violation, ViolationKind};
 
 /// How the specs reach the handler (`deliver {JSON}`, read as `cargo workbook deliver 01` reads
@@ -19,23 +19,54 @@ pub const FEED: Feed<CreditEvent, Result<Outcome, sqlx::Error>> = Feed::new(
     shown,
 );
 
-/// The events a spec delivers, one for each account: the lesson's rule is about one event
-/// delivered more than once, so every delivery for one account carries the same one. An event
-/// for another account is a neighbour, judged by the same rule.
+/// The different events a spec delivers, in its order: every delivery of one event id carries
+/// the same event. The rule judges one event delivered more than once; an event for another
+/// account is a neighbour, judged by the same rule over its own account; and several different
+/// events for one account must each credit it, so each of those is delivered once (the balance
+/// cannot say which of them a second credit belongs to).
 pub fn your_events(spec: &Spec) -> Result<Vec<CreditEvent>, SpecError> {
-    let account = |event: &CreditEvent| event.account().to_string();
+    let id = |event: &CreditEvent| event.id().to_string();
     let named = |event: &CreditEvent| format!("{} for {}", event.id(), event.account());
-    spec.one_event_each("lesson 01", FEED.read, account, named, "account")
+    let events = spec.one_event_each("lesson 01", FEED.read, id, named, "event id")?;
+    for (account, shared) in by_account(&events).into_iter().filter(|(_, e)| e.len() > 1) {
+        for event in shared {
+            let deliveries = spec.deliveries();
+            let mut of_it = (deliveries.iter())
+                .filter(|(_, _, json)| (FEED.read)(json).is_ok_and(|e| e.id() == event.id()));
+            if let (Some(_), Some((session, line, _))) = (of_it.next(), of_it.next()) {
+                return Err(SpecError {
+                    line: *line,
+                    message: format!(
+                        "{session} delivers {} again, and {account} has other events: lesson \
+                         01's rule judges several events for one account only when each is \
+                         delivered once, since the balance cannot say whose credit it holds",
+                        event.id()
+                    ),
+                });
+            }
+        }
+    }
+    Ok(events)
 }
 
-/// The holder's lock on the account's row, for the scenarios still written in Rust: a worker
-/// stops at its first touch of the account.
-pub(super) const LOCK_ACCOUNT_ROW: &str =
-    "BEGIN; SELECT 1 FROM accounts WHERE id = 'acc-1' FOR UPDATE";
+/// `events` grouped by account, in the order each account first appears.
+fn by_account(events: &[CreditEvent]) -> Vec<(&str, Vec<&CreditEvent>)> {
+    let mut accounts: Vec<(&str, Vec<&CreditEvent>)> = Vec::new();
+    for event in events {
+        match accounts
+            .iter_mut()
+            .find(|(account, _)| *account == event.account())
+        {
+            Some((_, same)) => same.push(event),
+            None => accounts.push((event.account(), vec![event])),
+        }
+    }
+    accounts
+}
 
 /// How the trace shows a delivery.
 pub(super) fn shown(event: &CreditEvent) -> String {
-    format!("apply_credit({}, +{AMOUNT_CENTS})", event.id())
+    format!("apply_credit({}, +{})", event.id(), event.amount_cents())
 }
 
 // ANCHOR: play
@@ -55,26 +86,22 @@ pub(crate) async fn play<H: Handler>(
     let (spec, permutation, during) = (run.spec, run.permutation, run.during);
     let events = your_events(spec).unwrap_or_else(|e| panic!("checked before playing: {e}"));
     let mut played = run.play(db, &subject.handler, &FEED).await?;
-    let mut observed = Vec::new();
-    for event in &events {
-        let account = event.account();
-        let seen = (ledger.observe(account, event).await).map_err(Violation::setup(during))?;
-        let credited = match seen.credits() {
-            Some(credits) => format!("credited {credits} time(s)"),
-            None => format!("holds {} cents", seen.balance_cents),
-        };
-        played.interleaving.note(format!(
-            "{account} {credited}; processed_events holds {} row(s) for {}",
-            seen.records,
-            event.id()
-        ));
-        observed.push(seen);
+    let mut accounts = Vec::new();
+    for (account, events) in by_account(&events) {
+        let mut observed = Vec::new();
+        for event in &events {
+            let seen = ledger.observe(account, event).await;
+            observed.push(seen.map_err(Violation::setup(during))?);
+        }
+        played.interleaving.note(noted(account, &events, &observed));
+        accounts.push((events, observed));
     }
-    let trace = played.interleaving.trace().clone();
+    // A delivery on its own has no order to show: its message has no trace.
+    let trace = (spec.sessions.len() > 1).then(|| played.interleaving.trace().clone());
     let caught = |kind| Violation {
         kind,
         during,
-        trace: Some(trace.clone()),
+        trace: trace.clone(),
     };
     if let Some(hidden) = played.hidden.take() {
         let waited_on_a_delivery =
@@ -89,9 +116,10 @@ pub(crate) async fn play<H: Handler>(
             }),
         }));
     }
-    for (event, observed) in events.iter().zip(observed) {
-        let (outcomes, lost) = played.take_results(|delivered| delivered.id() == event.id());
-        judge(observed, &outcomes, lost).map_err(&caught)?;
+    for (events, observed) in accounts {
+        let ours = |delivered: &CreditEvent| events.iter().any(|e| e.id() == delivered.id());
+        let (outcomes, lost) = played.take_results(ours);
+        judge_account(&observed, &outcomes, lost).map_err(&caught)?;
     }
     if (permutation.waits.iter()).any(|session| !played.waited(session)) {
         return Err(caught(ViolationKind::DecidedWithoutWaiting));
@@ -99,6 +127,29 @@ pub(crate) async fn play<H: Handler>(
     played.end(during)
 }
 // ANCHOR_END: play
+
+/// The trace's line for one account: how often it was credited (or what it holds, or that it
+/// does not exist), and how many rows record each of its events.
+fn noted(account: &str, events: &[&CreditEvent], observed: &[Observed]) -> String {
+    let Some(first) = observed.first() else {
+        return format!("{account}: no event");
+    };
+    let held = match (first.opened, first.credits()) {
+        (false, _) => "does not exist".to_string(),
+        (true, Some(credits)) if events.len() == 1 => format!("credited {credits} time(s)"),
+        (true, _) => format!("holds {} cents", first.balance_cents),
+    };
+    let records = (events.iter().zip(observed).enumerate())
+        .map(|(n, (event, seen))| match n {
+            0 => format!("{} row(s) for {}", seen.records, event.id()),
+            _ => format!("{} for {}", seen.records, event.id()),
+        })
+        .collect::<Vec<_>>();
+    format!(
+        "{account} {held}; processed_events holds {}",
+        records.join(", ")
+    )
+}
 
 /// One round of `specs/released.spec`: the workers released together with `event` returned
 /// `outcomes`, and its account, opened at zero this round, must have moved once. A barrier
