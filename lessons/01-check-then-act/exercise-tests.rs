@@ -5,9 +5,9 @@
 //! function that plays every spec of the lesson and hands what happened to the rule (`play`, in
 //! lessons/01-check-then-act/src/scenarios/specs.rs); and the rule itself,
 //! lessons/01-check-then-act/src/judge.rs. What a broken rule says is worded in
-//! lessons/01-check-then-act/src/violation.rs. The few scenarios data cannot say yet are Rust, in
-//! lessons/01-check-then-act/src/scenarios/. lessons/01-check-then-act/src/lesson.rs lists every
-//! test, and the line below runs them; chapter 1 of the book tells each story.
+//! lessons/01-check-then-act/src/violation.rs. lessons/01-check-then-act/src/lesson.rs is the
+//! lesson as the kit knows it, and the line below runs every test; chapter 1 of the book tells
+//! each story.
 //!
 //! One file for both crates: `exercises/NN-…` and `solutions/NN-…` name it as their `[[test]]`, so
 //! the solution passes exactly the tests the student runs.

@@ -7,10 +7,9 @@
 //! lessons/13-serializable-retry/src/judge.rs (the shared limit holds, each authorization is
 //! decided once, a transaction the database aborted for a conflict is run again, a bounded number
 //! of times, and no other error is, and the attempts reported are the attempts the database saw).
-//! What a broken rule says is worded in lessons/13-serializable-retry/src/violation.rs. The few
-//! scenarios data cannot say yet are Rust, in lessons/13-serializable-retry/src/scenarios/.
-//! lessons/13-serializable-retry/src/lesson.rs lists every test, and the line below runs them;
-//! chapter 13 of the book tells each story.
+//! What a broken rule says is worded in lessons/13-serializable-retry/src/violation.rs.
+//! lessons/13-serializable-retry/src/lesson.rs is the lesson as the kit knows it, and the line
+//! below runs every test; chapter 13 of the book tells each story.
 //!
 //! One file for both crates: `exercises/NN-…` and `solutions/NN-…` name it as their `[[test]]`, so
 //! the solution passes exactly the tests the student runs.
