@@ -1,10 +1,10 @@
 //! Lesson 06's subjects, race and fault tests, as the checks run them.
 
-use deterministic_ids::{Delivery, Handler, Subject, ViolationKind, scenarios, subject};
+use deterministic_ids::{Delivery, Handler, Subject, ViolationKind, subject};
 
 crate::lesson_checks::lesson!(
     "06", deterministic_ids,
-    rounds: scenarios::barrier_rounds,
+    rounds: |_| 1,
     round: Delivery::round,
     schema(_crate_migrations): [deterministic_ids::__private::BASE_MIGRATIONS],
 );
@@ -24,11 +24,7 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
     matches!(kind, ViolationKind::ChargedTwice { .. })
 }
 
-crate::breaking::breakable!(
-    "06",
-    deterministic_ids::scenarios::your_orders,
-    deterministic_ids::scenarios::your_spec
-);
+crate::breaking::breakable!("06", lesson deterministic_ids::Lesson);
 
 #[cfg(test)]
 mod tests {
@@ -36,7 +32,7 @@ mod tests {
     //! test cannot tell it from the fix; the solution passes everything. The failing traces are
     //! snapshotted beside this file: the book shows them.
 
-    use deterministic_ids::{Violation, scenarios};
+    use deterministic_ids::Violation;
 
     use crate::intended::{Complaint, expect, passing, trace};
 
@@ -62,7 +58,11 @@ mod tests {
 
     #[tokio::test]
     async fn exercise_charges_twice_when_replayed_after_a_restore() -> Result<(), Complaint> {
-        let result = scenarios::replayed_after_a_restore(super::exercise()).await;
+        let result = super::play(
+            "a_replay_after_a_restore_is_recognised_by_the_network_and_the_saga",
+            super::exercise(),
+        )
+        .await;
         expect(result, super::is_intended, WHY).map(drop)
     }
 
@@ -71,7 +71,7 @@ mod tests {
     /// so, and the specs' check holds it to that).
     #[tokio::test]
     async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
-        scenarios::redelivered_after_commit(super::exercise()).await?;
+        super::play("a_redelivery_after_the_first_charges_nothing", super::exercise()).await?;
         super::play("a_payment_for_another_order_does_not_wait", super::exercise()).await
     }
 

@@ -6,11 +6,14 @@
 //! in lessons/06-deterministic-ids/src/scenarios/specs.rs); and the rule itself,
 //! lessons/06-deterministic-ids/src/judge.rs (the card network charged the order once, and the
 //! saga was told under one id). What a broken rule says is worded in
-//! lessons/06-deterministic-ids/src/violation.rs. The few scenarios data cannot say yet are Rust,
-//! in lessons/06-deterministic-ids/src/scenarios/. lessons/06-deterministic-ids/tests.list lists every
-//! test, in order, and the line below writes them; chapter 6 of the book tells each story.
+//! lessons/06-deterministic-ids/src/violation.rs. The one scenario data cannot say yet is Rust, in
+//! lessons/06-deterministic-ids/src/scenarios/replayed.rs. lessons/06-deterministic-ids/src/lesson.rs
+//! is the lesson as the kit knows it, and the line below runs every test; chapter 6 of the book
+//! tells each story.
 //!
 //! One file for both crates: `exercises/NN-…` and `solutions/NN-…` name it as their `[[test]]`, so
 //! the solution passes exactly the tests the student runs.
 
-deterministic_ids::tests!(handler::take_payment);
+fn main() -> std::process::ExitCode {
+    deterministic_ids::subject!(handler::take_payment).tested_by::<deterministic_ids::Lesson>()
+}

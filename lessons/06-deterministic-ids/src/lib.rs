@@ -10,24 +10,23 @@
 //! - [`OrderCreated`] and [`Outcome`]: what a handler receives and what it reports;
 //! - [`charge_card`] and [`announce`]: the card network and the outbox, given, so that
 //!   handlers are about the ids they hand them;
-//! - [`scenarios`]: the tests, each a story from chapter 6;
+//! - [`scenarios`]: the tests, each a story from chapter 6, most of them specs (`specs/`), all
+//!   of them listed by [`Lesson`], the kit's contract;
 //! - [`Violation`]: what a scenario caught, worded to teach;
 //! - [`deliver`]: events typed or piped in by hand (`cargo workbook deliver 06`).
 
 pub mod by_hand;
 mod event;
 mod judge;
+mod lesson;
 mod network;
-/// The tests of `tests.list`, as data for the maintainers' checks, and the `tests!` macro.
-pub mod listed {
-    include!(concat!(env!("OUT_DIR"), "/listed.rs"));
-}
 pub mod scenarios;
 mod step;
 mod subject;
 mod violation;
 
 pub use event::{DECLINED_CARD, DEFAULT_CARD, EventError, OrderCreated, Outcome};
+pub use lesson::Lesson;
 pub use network::{Charge, announce, charge_card};
 pub use subject::{Handler, Subject};
 pub use violation::{Delivery, FailureCause, Violation, ViolationKind};

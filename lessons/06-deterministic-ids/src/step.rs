@@ -3,7 +3,7 @@
 
 use kit::{KitError, TestDatabase};
 
-pub(crate) struct PaymentStep {
+pub struct PaymentStep {
     client: tokio_postgres::Client,
 }
 

@@ -1,23 +1,20 @@
-//! Lesson 06's tests, each a story from chapter 6. Every scenario takes the subject (a handler
-//! and its schema), builds a fresh database, delivers order.created, and judges what the card
-//! network, the step's record and its outbox show.
+//! Lesson 06's tests, each a story from chapter 6: its specs (`specs.rs` plays and judges them),
+//! and the one scenario data cannot say yet (`replayed.rs`). Each judges what the card network,
+//! the step's record and its outbox show.
 
-mod barrier;
 mod replayed;
-mod sequential;
 mod specs;
 
-pub use barrier::{barrier, barrier_rounds};
 pub use replayed::replayed_after_a_restore;
-pub use sequential::redelivered_after_commit;
-pub use specs::{SHIPPED, spec_test, your_orders, your_spec};
+pub use specs::your_orders;
+pub(crate) use specs::{FEED, judge_released, play};
 
 use kit::TestDatabase;
 
 use crate::step::{Observed, PaymentStep};
 use crate::{Delivery, Handler, OrderCreated, Subject, Violation};
 
-/// What every scenario's order costs.
+/// What the scenario in Rust's order costs, as the specs' orders do.
 const AMOUNT_CENTS: i64 = 2598;
 
 /// A fresh database with the subject's schema, and the test's own session on it.

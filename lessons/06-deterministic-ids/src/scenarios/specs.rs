@@ -1,18 +1,22 @@
 //! The lesson's scripted scenarios are data, `specs/*.spec`, and this is how every one of them
-//! is played, a student's own included (`cargo workbook break 06`): a fresh database, the
-//! spec's sessions in its order (the kit's engine), then the rule (`judge.rs`) over what the
-//! card network, the step's record, its outbox and each delivery said.
+//! is played, a student's own included (`cargo workbook break 06`): on a fresh database, the
+//! spec's sessions in its order (the kit's engine), or its workers released together round
+//! after round (the kit's barrier), then the rule (`judge.rs`) over what the card network, the
+//! step's record, its outbox and each delivery said.
 
-use kit::spec::{Run, Spec, SpecError};
+use kit::TestDatabase;
+use kit::spec::{Feed, Run, Spec, SpecError};
 
-use super::{observe, prepare, shown};
+use super::{observe, shown};
 use crate::judge::verdict;
+use crate::step::PaymentStep;
 use crate::{Delivery, Handler, OrderCreated, Outcome, Subject, Violation};
 
-kit::lesson_specs!(
-    feed: OrderCreated => Outcome, read: OrderCreated::from_json, shown: shown,
-    check: your_orders,
-    yours: "order.created was delivered in the order your spec gives (a scripted interleaving)",
+/// How the specs reach the handler (`deliver {JSON}`, read as `cargo workbook deliver 06` reads
+/// an order.created), and how a trace shows each.
+pub const FEED: Feed<OrderCreated, Result<Outcome, sqlx::Error>> = Feed::new(
+    |json| OrderCreated::from_json(json).map_err(|e| e.to_string()),
+    shown,
 );
 
 /// The order.created events a spec delivers, one per order: the lesson's rule is about one
@@ -25,19 +29,23 @@ pub fn your_orders(spec: &Spec) -> Result<Vec<OrderCreated>, SpecError> {
 }
 
 // ANCHOR: play
-/// Plays `permutation` of `spec` against `subject`, then judges it: for each order, the rule
-/// over what the network, the record and the outbox hold for it, and the deliveries for it no
-/// fault ended; then the endings every spec shares (a delivery a fault ended must have reported
-/// its failure, a neighbour must not have waited).
-async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result<(), Violation> {
+/// Plays `permutation` of `spec` against `subject` on `db`, then judges it: for each order, the
+/// rule over what the network, the record and the outbox hold for it, and the deliveries for
+/// it no fault ended; then the endings every spec shares (a delivery a fault ended must have
+/// reported its failure, a neighbour must not have waited).
+pub(crate) async fn play<H: Handler>(
+    subject: Subject<H>,
+    db: &TestDatabase,
+    step: &mut PaymentStep,
+    run: Run<'_, Delivery>,
+) -> Result<(), Violation> {
     let during = run.during;
     let orders = your_orders(run.spec).unwrap_or_else(|e| panic!("checked before playing: {e}"));
-    let (db, step) = prepare(&subject, during).await?;
-    let mut played = run.play(&db, &subject.handler, &FEED).await?;
+    let mut played = run.play(db, &subject.handler, &FEED).await?;
     let mut observed = Vec::new();
     for order in &orders {
         let interleaving = Some(&mut played.interleaving);
-        observed.push(observe(&step, order.order_id(), &[], during, interleaving).await?);
+        observed.push(observe(step, order.order_id(), &[], during, interleaving).await?);
     }
     for (order, observed) in orders.iter().zip(&observed) {
         let (outcomes, lost) = played.take_results(|event| event.order_id() == order.order_id());
@@ -47,3 +55,16 @@ async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result
     played.end(during)
 }
 // ANCHOR_END: play
+
+/// One round of `specs/released.spec`: the workers released together with `order` returned
+/// `outcomes`; the customer must have been charged once, and the saga told under one id. A
+/// barrier round has no script, so its message has no trace.
+pub(crate) async fn judge_released(
+    step: &PaymentStep,
+    order: &OrderCreated,
+    outcomes: Vec<Result<Outcome, sqlx::Error>>,
+    during: Delivery,
+) -> Result<(), Violation> {
+    let observed = observe(step, order.order_id(), &[], during, None).await?;
+    verdict(&observed, &outcomes, 0, during, None)
+}

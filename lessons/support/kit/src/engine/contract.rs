@@ -48,6 +48,8 @@ pub trait Lesson: Sized + 'static {
     /// rounds`), round by round ([`Lesson::judge_released`]); a spec that releases is refused
     /// otherwise.
     const RELEASES: bool = false;
+    /// What each worker of a released round is handed, as a message tells it.
+    const CARRIED: &'static str = "the same event";
 
     /// A spec the lesson can judge, or why not, with its line: every shipped spec is checked
     /// with it, as a student's is.
@@ -207,6 +209,7 @@ async fn released<L: Lesson, H: Handler<L::Event, Output = L::Output>>(
             workers,
             round,
             rounds,
+            carrying: L::CARRIED,
         })
     };
     let set_up = Run {

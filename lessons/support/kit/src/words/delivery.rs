@@ -35,12 +35,12 @@ impl From<&'static str> for Delivery {
 }
 
 /// A round of a spec's `barrier N workers, R rounds`, told as a barrier's, each worker
-/// with the permutation's one event.
+/// with the permutation's one event (as the lesson names it: [`crate::Lesson::CARRIED`]).
 impl From<Round> for Delivery {
     fn from(round: Round) -> Self {
         Delivery::Barrier {
             workers: round.workers,
-            carrying: "the same event",
+            carrying: round.carrying,
             round: round.round,
             rounds: round.rounds,
         }
@@ -72,6 +72,8 @@ pub struct Round {
     pub workers: usize,
     pub round: usize,
     pub rounds: usize,
+    /// What each worker is handed, as a message tells it: "the same order.created".
+    pub carrying: &'static str,
 }
 
 impl fmt::Display for Round {
@@ -80,6 +82,7 @@ impl fmt::Display for Round {
             workers,
             round,
             rounds,
+            ..
         } = *self;
         write!(
             f,
