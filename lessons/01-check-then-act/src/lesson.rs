@@ -59,10 +59,9 @@ impl kit::Lesson for Lesson {
 
     async fn judge_released(
         ledger: &mut Ledger,
-        event: &CreditEvent,
-        outcomes: Vec<Self::Output>,
+        delivered: Vec<(CreditEvent, Self::Output)>,
         during: Delivery,
     ) -> Result<(), Violation> {
-        scenarios::judge_released(ledger, event, outcomes, during).await
+        scenarios::judge_released(ledger, delivered, during).await
     }
 }

@@ -60,11 +60,10 @@ impl kit::Lesson for Lesson {
 
     async fn judge_released(
         step: &mut PaymentStep,
-        order: &OrderCreated,
-        outcomes: Vec<Self::Output>,
+        delivered: Vec<(OrderCreated, Self::Output)>,
         during: Delivery,
     ) -> Result<(), Violation> {
-        scenarios::judge_released(step, order, outcomes, during).await
+        scenarios::judge_released(step, delivered, during).await
     }
 
     async fn play_rust<H: Handler>(

@@ -7,7 +7,7 @@
 use kit::spec::{Feed, Run, Spec, SpecError};
 use kit::{Common, TestDatabase};
 
-use crate::judge::{judge, judge_account};
+use crate::judge::judge_account;
 use crate::ledger::Ledger;
 use crate::ledger::Observed;
 use crate::{CreditEvent, Delivery, Handler, Outcome, Subject, Violation, ViolationKind};
@@ -46,7 +46,33 @@ pub fn your_events(spec: &Spec) -> Result<Vec<CreditEvent>, SpecError> {
             }
         }
     }
+    for permutation in spec.permutations.iter().filter(|p| p.barrier.is_some()) {
+        let released = spec.released_deliveries(permutation, 1);
+        let released = distinct(released.iter().filter_map(|json| (FEED.read)(json).ok()));
+        if let Some((account, _)) = by_account(&released).into_iter().find(|(_, e)| e.len() > 1) {
+            return Err(SpecError {
+                line: permutation.line,
+                message: format!(
+                    "the workers released together make each of this permutation's deliveries \
+                     more than once, and two of them are different events for {account}: lesson \
+                     01's rule judges several events for one account only when each is \
+                     delivered once"
+                ),
+            });
+        }
+    }
     Ok(events)
+}
+
+/// `events` without a second copy of any, in the order they first appear.
+fn distinct(events: impl Iterator<Item = CreditEvent>) -> Vec<CreditEvent> {
+    let mut distinct: Vec<CreditEvent> = Vec::new();
+    for event in events {
+        if !distinct.iter().any(|seen| seen.id() == event.id()) {
+            distinct.push(event);
+        }
+    }
+    distinct
 }
 
 /// `events` grouped by account, in the order each account first appears.
@@ -151,16 +177,28 @@ fn noted(account: &str, events: &[&CreditEvent], observed: &[Observed]) -> Strin
     )
 }
 
-/// One round of `specs/released.spec`: the workers released together with `event` returned
-/// `outcomes`, and its account, opened at zero this round, must have moved once. A barrier
-/// round has no script, so its message has no trace.
+/// One round of `specs/released.spec`: what each worker released together delivered and
+/// returned. Each account, opened at zero this round, is judged by the rule as in [`play`]. A
+/// barrier round has no script, so its message has no trace.
 pub(crate) async fn judge_released(
     ledger: &Ledger,
-    event: &CreditEvent,
-    outcomes: Vec<Result<Outcome, sqlx::Error>>,
+    delivered: Vec<(CreditEvent, Result<Outcome, sqlx::Error>)>,
     during: Delivery,
 ) -> Result<(), Violation> {
-    let observed = ledger.observe(event.account(), event).await;
-    let observed = observed.map_err(Violation::setup(during))?;
-    judge(observed, &outcomes, 0).map_err(Violation::caught(during, None))
+    let events = distinct(delivered.iter().map(|(event, _)| event.clone()));
+    let mut rest = delivered;
+    for (account, events) in by_account(&events) {
+        let mut observed = Vec::new();
+        for event in &events {
+            let seen = ledger.observe(account, event).await;
+            observed.push(seen.map_err(Violation::setup(during))?);
+        }
+        let ours =
+            |(delivered, _): &(CreditEvent, _)| events.iter().any(|e| e.id() == delivered.id());
+        let (theirs, others): (Vec<_>, Vec<_>) = rest.into_iter().partition(ours);
+        rest = others;
+        let outcomes: Vec<_> = theirs.into_iter().map(|(_, outcome)| outcome).collect();
+        judge_account(&observed, &outcomes, 0).map_err(Violation::caught(during, None))?;
+    }
+    Ok(())
 }

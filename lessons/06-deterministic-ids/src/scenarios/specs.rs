@@ -56,15 +56,22 @@ pub(crate) async fn play<H: Handler>(
 }
 // ANCHOR_END: play
 
-/// One round of `specs/released.spec`: the workers released together with `order` returned
-/// `outcomes`; the customer must have been charged once, and the saga told under one id. A
-/// barrier round has no script, so its message has no trace.
+/// One round of `specs/released.spec`: what each worker released together delivered and
+/// returned. For each order, the customer must have been charged once and the saga told under
+/// one id. A barrier round has no script, so its message has no trace.
 pub(crate) async fn judge_released(
     step: &PaymentStep,
-    order: &OrderCreated,
-    outcomes: Vec<Result<Outcome, sqlx::Error>>,
+    delivered: Vec<(OrderCreated, Result<Outcome, sqlx::Error>)>,
     during: Delivery,
 ) -> Result<(), Violation> {
-    let observed = observe(step, order.order_id(), &[], during, None).await?;
-    verdict(&observed, &outcomes, 0, during, None)
+    let mut rest = delivered;
+    while let Some(order_id) = rest.first().map(|(order, _)| order.order_id().to_string()) {
+        let (ours, others): (Vec<_>, Vec<_>) =
+            (rest.into_iter()).partition(|(order, _)| order.order_id() == order_id);
+        rest = others;
+        let outcomes: Vec<_> = ours.into_iter().map(|(_, outcome)| outcome).collect();
+        let observed = observe(step, &order_id, &[], during, None).await?;
+        verdict(&observed, &outcomes, 0, during, None)?;
+    }
+    Ok(())
 }

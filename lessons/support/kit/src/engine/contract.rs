@@ -75,15 +75,14 @@ pub trait Lesson: Sized + 'static {
         run: Run<'_, Self::Delivery>,
     ) -> impl Future<Output = Verdict<Self>>;
 
-    /// Judges one round of workers released together, each delivering `event`: what each
-    /// returned (`outcomes`, in worker order) and what the database shows.
+    /// Judges one round of workers released together: what each delivered and returned
+    /// (`delivered`, in worker order) and what the database shows.
     fn judge_released(
         world: &mut Self::World,
-        event: &Self::Event,
-        outcomes: Vec<Self::Output>,
+        delivered: Vec<(Self::Event, Self::Output)>,
         during: Self::Delivery,
     ) -> impl Future<Output = Verdict<Self>> {
-        let _ = (world, event, outcomes, during);
+        let _ = (world, delivered, during);
         async {
             unreachable!(
                 "{}: a released permutation got past the check of a lesson that judges none",
@@ -194,9 +193,10 @@ async fn play_told<L: Lesson, H: Handler<L::Event, Output = L::Output>>(
 
 // ANCHOR: released
 /// A released permutation: the essay's barrier, which the kit plays for every lesson. Each
-/// round readies a fresh event (its `{round}` the round's number) on one database, releases
-/// the workers together with it, each on a connection of its own, and hands what they returned
-/// to the lesson's rule; the first round that breaks it ends the test.
+/// round readies fresh events (their `{round}` the round's number) on one database, releases
+/// the workers together, each with one of them and on a connection of its own, and hands what
+/// each delivered and returned to the lesson's rule; the first round that breaks it ends the
+/// test.
 async fn released<L: Lesson, H: Handler<L::Event, Output = L::Output>>(
     subject: Subject<H>,
     run: Run<'_, L::Delivery>,
@@ -221,16 +221,20 @@ async fn released<L: Lesson, H: Handler<L::Event, Output = L::Output>>(
     let pool = (db.pool(workers as u32).await).map_err(Violation::setup(set_up.during))?;
     for round in 1..=rounds {
         let during = told(round);
-        let json = (run.spec.released_delivery(run.permutation, round))
-            .expect("a released permutation delivers");
-        let event = (L::FEED.read)(&json).unwrap_or_else(|e| panic!("checked before playing: {e}"));
-        (L::ready(&mut world, std::slice::from_ref(&event)).await)
-            .map_err(Violation::setup(during))?;
-        let outcomes = release_together(workers, |_| {
-            subject.handler.call(pool.clone(), event.clone())
+        let events: Vec<L::Event> = (run.spec.released_deliveries(run.permutation, round))
+            .iter()
+            .map(|json| (L::FEED.read)(json))
+            .collect::<Result<_, _>>()
+            .unwrap_or_else(|e| panic!("checked before playing: {e}"));
+        (L::ready(&mut world, &events).await).map_err(Violation::setup(during))?;
+        // Worker `i` makes the permutation's delivery `i`, round robin.
+        let handed = |worker: usize| events[worker % events.len()].clone();
+        let outcomes = release_together(workers, |worker| {
+            subject.handler.call(pool.clone(), handed(worker))
         })
         .await;
-        L::judge_released(&mut world, &event, outcomes, during).await?;
+        let delivered = (0..workers).map(handed).zip(outcomes).collect();
+        L::judge_released(&mut world, delivered, during).await?;
     }
     Ok(())
 }

@@ -43,8 +43,9 @@
 //!   or the kind of violation it must fail with, and words its message must carry); `test NAME`,
 //!   the test that plays it; `story "…"`, how a failure's message tells the delivery; `expect
 //!   wait SESSION`; `expect no wait SESSION for AGGREGATE on "HELD"`; `barrier N workers, R
-//!   rounds` ([`Barrier`]), under a permutation of one delivery, which plays it on N
-//!   workers released by a barrier, R rounds, `{round}` in its event the round's number.
+//!   rounds` ([`Barrier`]), under a permutation of deliveries, which plays them on N workers
+//!   released by a barrier (worker i making delivery i, round robin), R rounds, `{round}` in
+//!   each event the round's number.
 //!
 //! A file that does not make sense, or that the engine could not play as written, is refused
 //! with the line that says so, never played another way: a syntax error, a step or session
@@ -137,16 +138,18 @@ pub struct Permutation {
     pub waits: Vec<String>,
     /// Deliveries that must not be seen waiting (`expect no wait …`).
     pub no_waits: Vec<NoWait>,
-    /// Its one delivery played by workers released together, round after round (`barrier N
+    /// Its deliveries played by workers released together, round after round (`barrier N
     /// workers, R rounds`), instead of in the order of its steps.
     pub barrier: Option<Barrier>,
 }
 
-/// `barrier N workers, R rounds`, under a permutation of one delivery: the essay's
-/// barrier. `N` workers wait at a barrier and are released at once, each with the delivery's
-/// event, so that they race for real instead of in a scripted order; then again, `R` rounds on
-/// one database, each with `{round}` in the event replaced by the round's number (a fresh event
-/// for a fresh aggregate every round). A round catches a race only when the scheduler lets the
+/// `barrier N workers, R rounds`, under a permutation of deliveries: the essay's barrier. `N`
+/// workers wait at a barrier and are released at once, worker `i` with the permutation's
+/// delivery `i` (round robin: one delivery gives every worker the same event, and `failed
+/// cancelled` gives the even workers one and the odd ones the other), so that they race for
+/// real instead of in a scripted order; then again, `R` rounds on one database, each with
+/// `{round}` in every event replaced by the round's number (fresh events for a fresh aggregate
+/// every round). A round catches a race only when the scheduler lets the
 /// workers overlap, so the rounds make a miss unlikely, never impossible: the scripted
 /// permutations make the same race certain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -420,9 +423,9 @@ impl Spec {
 }
 
 impl Spec {
-    /// A released permutation (`barrier N workers, R rounds`) plays one delivery on
-    /// its workers at once: anything else in its order, or a wait expected of a scripted
-    /// session, has no place in a race left to the scheduler.
+    /// A released permutation (`barrier N workers, R rounds`) plays its deliveries on its
+    /// workers at once: anything else in its order, or a wait expected of a scripted session,
+    /// has no place in a race left to the scheduler.
     fn check_barrier(&self, permutation: &Permutation) -> Result<(), SpecError> {
         if permutation.barrier.is_none() {
             return Ok(());
@@ -430,13 +433,10 @@ impl Spec {
         let delivers = |step: &String| {
             (self.step(step)).is_some_and(|(_, step)| matches!(step.action, Action::Deliver(_)))
         };
-        let refused = match &permutation.steps[..] {
-            [step] if delivers(step) => None,
-            _ => Some(
-                "a released permutation names one step, a `deliver`: the workers released \
-                 together each make that delivery, and nothing else runs beside them",
-            ),
-        };
+        let refused = (!permutation.steps.iter().all(delivers)).then_some(
+            "a released permutation names `deliver` steps only: the workers released together \
+             make those deliveries, in turn, and nothing else runs beside them",
+        );
         let refused = refused.or_else(|| {
             permutation.story.is_some().then_some(
                 "a released permutation's failures tell how many workers were released and \
@@ -455,14 +455,16 @@ impl Spec {
         }
     }
 
-    /// The event a released permutation delivers in round `round`: its `deliver` line with
-    /// [`ROUND`] replaced by the round's number.
-    pub fn released_delivery(&self, permutation: &Permutation, round: usize) -> Option<String> {
-        let step = self.step(permutation.steps.first()?)?.1;
-        match &step.action {
-            Action::Deliver(json) => Some(json.replace(ROUND, &round.to_string())),
-            _ => None,
-        }
+    /// The events a released permutation delivers in round `round`, in its order: each
+    /// `deliver` line with [`ROUND`] replaced by the round's number. Worker `i` makes delivery
+    /// `i % n`.
+    pub fn released_deliveries(&self, permutation: &Permutation, round: usize) -> Vec<String> {
+        (permutation.steps.iter())
+            .filter_map(|step| match &self.step(step)?.1.action {
+                Action::Deliver(json) => Some(json.replace(ROUND, &round.to_string())),
+                _ => None,
+            })
+            .collect()
     }
 
     /// Whether every step is SQL: a spec of sessions only, as PostgreSQL's isolation tester

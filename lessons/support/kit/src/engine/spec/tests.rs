@@ -152,8 +152,8 @@ fn a_released_permutation_reads_as_its_workers_and_rounds_and_templates_its_even
     };
     assert_eq!(permutation.barrier, Some(barrier));
     assert_eq!(
-        spec.released_delivery(permutation, 3).as_deref(),
-        Some(r#"{"id": "evt-3", "account": "acc-3"}"#)
+        spec.released_deliveries(permutation, 3),
+        [r#"{"id": "evt-3", "account": "acc-3"}"#]
     );
     let one = RELEASED.replace("60 rounds", "1 round");
     let barrier = Barrier {
@@ -167,8 +167,24 @@ fn a_released_permutation_reads_as_its_workers_and_rounds_and_templates_its_even
 }
 
 #[test]
+fn a_released_permutation_of_several_deliveries_hands_them_out_in_its_order() {
+    let two = RELEASED.replace(
+        "permutation credit",
+        "session other\nstep debit deliver {\"id\": \"evt-{round}-b\"}\n\npermutation debit credit",
+    );
+    let spec = Spec::parse(&two).unwrap();
+    assert_eq!(
+        spec.released_deliveries(&spec.permutations[0], 7),
+        [
+            r#"{"id": "evt-7-b"}"#,
+            r#"{"id": "evt-7", "account": "acc-7"}"#
+        ]
+    );
+}
+
+#[test]
 fn a_barrier_that_cannot_be_played_as_written_is_refused_with_its_line() {
-    let head = "session worker\nstep credit deliver {}\nsession other\nstep w deliver {}\n";
+    let head = "session worker\nstep credit deliver {}\nsession other\nstep sql { SELECT 1 }\n";
     let cases: &[(&str, usize, &str)] = &[
         (
             "barrier 8 workers\n",
@@ -201,7 +217,7 @@ fn a_barrier_that_cannot_be_played_as_written_is_refused_with_its_line() {
         "{error}"
     );
     let plays: &[(&str, &str)] = &[
-        ("permutation credit w\n", "names one step, a `deliver`"),
+        ("permutation credit sql\n", "names `deliver` steps only"),
         (
             "permutation credit\nexpect wait worker\n",
             "judge a scripted order",
