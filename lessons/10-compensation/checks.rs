@@ -1,10 +1,10 @@
 //! Lesson 10's subjects, race tests, and the checks of its shipped exercise.
 
-use compensation::{Delivery, Handler, Subject, ViolationKind, scenarios, subject};
+use compensation::{Delivery, Handler, Subject, ViolationKind, subject};
 
 crate::lesson_checks::lesson!(
     "10", compensation,
-    rounds: scenarios::barrier_rounds,
+    rounds: |_| 1,
     round: Delivery::round,
     schema(_crate_migrations): [compensation::__private::BASE_MIGRATIONS],
 );
@@ -35,11 +35,7 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
     }
 }
 
-crate::breaking::breakable!(
-    "10",
-    compensation::scenarios::your_orders,
-    compensation::scenarios::your_spec
-);
+crate::breaking::breakable!("10", lesson compensation::Lesson);
 
 #[cfg(test)]
 mod tests {
@@ -48,7 +44,7 @@ mod tests {
     //! solution passes everything. The failing traces are snapshotted beside this file: the
     //! book shows them.
 
-    use compensation::{Violation, scenarios};
+    use compensation::Violation;
 
     use crate::intended::{Complaint, expect, passing, trace};
 
@@ -86,7 +82,11 @@ mod tests {
     #[tokio::test]
     async fn exercise_fails_a_cancellation_that_comes_first() -> Result<(), Complaint> {
         let why = "a release that comes before the reservation finds no row, and fails";
-        let result = scenarios::cancelled_before_the_reservation(super::exercise()).await;
+        let result = super::play(
+            "a_cancellation_before_the_reservation_leaves_nothing_held",
+            super::exercise(),
+        )
+        .await;
         expect(result, super::is_intended, why)?;
         let result = super::play("a_cancellation_racing_the_reservation_releases_it_once", super::exercise()).await;
         crate::snapshot!(exercise: "a_cancellation_racing_the_reservation_releases_it_once",
@@ -100,10 +100,12 @@ mod tests {
     /// is derived), nor a test about another order.
     #[tokio::test]
     async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
-        scenarios::redelivered_after_commit(super::exercise()).await?;
+        let sequential = "a_redelivery_or_a_late_event_after_the_first_changes_nothing";
+        super::play(sequential, super::exercise()).await?;
         super::play("a_release_killed_half_way_happens_once_when_redelivered", super::exercise()).await?;
         super::play("a_release_cancelled_half_way_happens_once_when_redelivered", super::exercise()).await?;
-        scenarios::replayed_after_a_restore(super::exercise()).await?;
+        let replayed = "a_replay_after_a_restore_is_announced_under_the_same_id";
+        super::play(replayed, super::exercise()).await?;
         super::play("a_release_for_another_order_does_not_wait", super::exercise()).await
     }
 

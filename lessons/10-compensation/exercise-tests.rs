@@ -8,10 +8,12 @@
 //! that reaches it, and a release returns its units once and is announced once. What a broken
 //! rule says is worded in lessons/10-compensation/src/violation.rs. The few scenarios data
 //! cannot say yet are Rust, in lessons/10-compensation/src/scenarios/.
-//! lessons/10-compensation/tests.list lists every test, in order, and the line below writes
-//! them; chapter 10 of the book tells each story.
+//! lessons/10-compensation/src/lesson.rs is the lesson as the kit knows it, and the line below
+//! runs every test; chapter 10 of the book tells each story.
 //!
 //! One file for both crates: `exercises/NN-…` and `solutions/NN-…` name it as their
 //! `[[test]]`, so the solution passes exactly the tests the student runs.
 
-compensation::tests!(handler::settle_reservation);
+fn main() -> std::process::ExitCode {
+    compensation::subject!(handler::settle_reservation).tested_by::<compensation::Lesson>()
+}

@@ -7,7 +7,7 @@ use kit::{KitError, TestDatabase};
 /// the stock returned by a release is whatever `available` holds above it.
 pub(crate) const LEFT_ON_THE_SHELF: i32 = 8;
 
-pub(crate) struct Inventory {
+pub struct Inventory {
     client: tokio_postgres::Client,
 }
 

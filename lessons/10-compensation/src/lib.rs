@@ -11,8 +11,8 @@
 //!
 //! - [`ReservationEvent`] and [`Outcome`]: what a handler receives and what it reports;
 //! - [`reserve`]: the reservation a release compensates, which may come after it;
-//! - [`scenarios`]: the tests, each a story from chapter 10, the scripted ones specs
-//!   (`specs/`), listed in `tests.list`, which [`tests!`] turns into the test file;
+//! - [`scenarios`]: the tests, each a story from chapter 10, most of them specs (`specs/`), all
+//!   of them listed by [`Lesson`], the kit's contract;
 //! - [`Violation`]: what a scenario caught, worded to teach;
 //! - [`deliver`]: events typed or piped in by hand (`cargo workbook deliver 10`).
 
@@ -20,16 +20,14 @@ pub mod by_hand;
 mod event;
 mod inventory;
 mod judge;
+mod lesson;
 mod reserve;
 pub mod scenarios;
-/// The tests of `tests.list`, as data for the maintainers' checks, and the `tests!` macro.
-pub mod listed {
-    include!(concat!(env!("OUT_DIR"), "/listed.rs"));
-}
 mod subject;
 mod violation;
 
 pub use event::{EventError, Kind, Outcome, ReservationEvent};
+pub use lesson::Lesson;
 pub use reserve::reserve;
 pub use subject::{Handler, Subject};
 pub use violation::{Delivery, FailureCause, Violation, ViolationKind};

@@ -1,20 +1,17 @@
-//! Lesson 10's tests, each a story from chapter 10. Every scenario takes the subject (a handler
-//! and its schema), builds a fresh database, reserves an order's units as the inventory did when
-//! the order was created, delivers the events that settle the reservation, and judges what the
-//! reservation, the stock and the outbox show. The scripted races and faults are specs
-//! (`specs/`, played by `specs.rs`); what data cannot say yet is Rust, here.
+//! Lesson 10's tests, each a story from chapter 10. Every scenario reserves an order's units on
+//! a fresh database as the inventory did when the order was created, delivers the events that
+//! settle the reservation, and judges what the reservation, the stock and the outbox show. The
+//! races, faults, barrier and redeliveries are specs (`specs/`, played by `specs.rs`); what
+//! data cannot say yet is Rust, here.
 
-mod barrier;
 mod overtaken;
 mod replayed;
-mod sequential;
 mod specs;
 
-pub use barrier::{barrier, barrier_rounds};
 pub use overtaken::{cancellation_races_the_reservation, cancelled_before_the_reservation};
 pub use replayed::replayed_after_a_restore;
-pub use sequential::redelivered_after_commit;
-pub use specs::{SHIPPED, spec_test, your_orders, your_spec};
+pub use specs::your_orders;
+pub(crate) use specs::{FEED, judge_released, play};
 
 use kit::TestDatabase;
 
@@ -22,7 +19,7 @@ use crate::inventory::{Inventory, Observed};
 use crate::{Delivery, Handler, Kind, ReservationEvent, Subject, Violation};
 
 /// How many units every scenario's order reserved.
-const QUANTITY: i32 = 2;
+pub(crate) const QUANTITY: i32 = 2;
 
 /// A fresh database with the subject's schema, the test's own session on it, and the units of
 /// each of `orders` reserved, as the inventory did when each order was created.
@@ -69,10 +66,6 @@ fn failed(order_id: &str) -> ReservationEvent {
 
 fn cancelled(order_id: &str) -> ReservationEvent {
     event(Kind::OrderCancelled, order_id)
-}
-
-fn succeeded(order_id: &str) -> ReservationEvent {
-    event(Kind::PaymentSucceeded, order_id)
 }
 
 /// How a trace shows a delivery.

@@ -287,7 +287,8 @@ fn met(expected: &kit::spec::Expectation, showed: &Showed) -> String {
             },
         ) => (
             kind.clone(),
-            kind == shown && (expected.words.iter()).all(|w| message.contains(w.as_str())),
+            expected.verdict.names(shown)
+                && (expected.words.iter()).all(|w| message.contains(w.as_str())),
         ),
         (Verdict::Fails(kind), _) => (kind.clone(), false),
     };

@@ -333,8 +333,10 @@ where
             let result = play(name, test, expected.side).await;
             let showed = match (&expected.verdict, &result) {
                 (Verdict::Holds, Ok(())) => continue,
-                (Verdict::Fails(kind), Err(caught))
-                    if crate::breaking::kind_name(&caught.kind) == *kind
+                (Verdict::Fails(_), Err(caught))
+                    if expected
+                        .verdict
+                        .names(&crate::breaking::kind_name(&caught.kind))
                         && (expected.words.iter()).all(|w| caught.to_string().contains(w)) =>
                 {
                     continue;

@@ -206,8 +206,16 @@ pub enum Side {
 pub enum Verdict {
     /// The lesson's rule holds.
     Holds,
-    /// The rule is broken, with a violation of this kind.
+    /// The rule is broken, with a violation of this kind, or of any of the kinds `A|B` names
+    /// (a barrier's round may catch one race or another).
     Fails(String),
+}
+
+impl Verdict {
+    /// Whether a violation of kind `kind` is what this verdict expects.
+    pub fn names(&self, kind: &str) -> bool {
+        matches!(self, Verdict::Fails(kinds) if kinds.split('|').any(|named| named == kind))
+    }
 }
 
 /// Why a spec was refused, and on which line (counted from 1).

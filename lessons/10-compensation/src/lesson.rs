@@ -1,0 +1,101 @@
+//! Lesson 10 as the kit knows it: how its event is read and shown, which specs it can judge,
+//! how it plays one (`scenarios/specs.rs`), and the scenarios still written in Rust (a restore
+//! from a backup, and a cancellation that reaches the step before its reservation). Its tests
+//! are every permutation of its specs that names a test (`test NAME`), then those scenarios:
+//! the exercise's and the solution's test file is one call (`Subject::tested_by`), and the
+//! maintainers' checks play the same tests by name (`kit::contract::play`).
+
+use kit::harness::Rust;
+use kit::spec::{Feed, Run, Spec, SpecError};
+use kit::{KitError, TestDatabase};
+
+use crate::inventory::Inventory;
+use crate::scenarios;
+use crate::{Delivery, Handler, Outcome, ReservationEvent, Subject, Violation, ViolationKind};
+
+/// Lesson 10: compensation.
+pub struct Lesson;
+
+impl kit::Lesson for Lesson {
+    const FOLDER: &'static str = env!("CARGO_MANIFEST_DIR");
+    type Event = ReservationEvent;
+    type Output = Result<Outcome, sqlx::Error>;
+    type Delivery = Delivery;
+    type Kind = ViolationKind;
+    type World = Inventory;
+
+    const FEED: Feed<ReservationEvent, Self::Output> = scenarios::FEED;
+    const YOURS: &'static str =
+        "your spec's events were delivered in the order it gives (a scripted interleaving)";
+    const RUST: &'static [Rust] = &[
+        // The step's database restored from a backup between two deliveries.
+        Rust::once("a_replay_after_a_restore_is_announced_under_the_same_id"),
+        // A cancellation before the reservation it would release: no units are held yet.
+        Rust::once("a_cancellation_before_the_reservation_leaves_nothing_held"),
+        // The same, racing the reservation's own transaction: a race the exercise loses.
+        Rust {
+            repeat: true,
+            ..Rust::once("a_cancellation_racing_the_reservation_releases_it_once")
+        },
+    ];
+    // The essay's barrier test, `specs/released.spec`.
+    const RELEASES: bool = true;
+    const CARRIED: &'static str = "an event for the same held reservation: payment.failed, \
+                                   order.cancelled and payment.succeeded, some of them more \
+                                   than once";
+
+    fn check(spec: &Spec) -> Result<(), SpecError> {
+        scenarios::your_orders(spec).map(drop)
+    }
+
+    async fn open(db: &TestDatabase) -> Result<Inventory, KitError> {
+        Inventory::open(db).await
+    }
+
+    /// Each order's units reserved, held, as the inventory did when the order was created.
+    async fn ready(inventory: &mut Inventory, events: &[ReservationEvent]) -> Result<(), KitError> {
+        let mut reserved: Vec<&str> = Vec::new();
+        for order_id in events.iter().map(ReservationEvent::order_id) {
+            if !reserved.contains(&order_id) {
+                inventory.reserve(order_id, scenarios::QUANTITY).await?;
+                reserved.push(order_id);
+            }
+        }
+        Ok(())
+    }
+
+    async fn play<H: Handler>(
+        subject: Subject<H>,
+        db: &TestDatabase,
+        inventory: &mut Inventory,
+        run: Run<'_, Delivery>,
+    ) -> Result<(), Violation> {
+        scenarios::play(subject, db, inventory, run).await
+    }
+
+    async fn judge_released(
+        inventory: &mut Inventory,
+        delivered: Vec<(ReservationEvent, Self::Output)>,
+        during: Delivery,
+    ) -> Result<(), Violation> {
+        scenarios::judge_released(inventory, delivered, during).await
+    }
+
+    async fn play_rust<H: Handler>(
+        name: &'static str,
+        subject: Subject<H>,
+    ) -> Result<(), Violation> {
+        match name {
+            "a_replay_after_a_restore_is_announced_under_the_same_id" => {
+                scenarios::replayed_after_a_restore(subject).await
+            }
+            "a_cancellation_before_the_reservation_leaves_nothing_held" => {
+                scenarios::cancelled_before_the_reservation(subject).await
+            }
+            "a_cancellation_racing_the_reservation_releases_it_once" => {
+                scenarios::cancellation_races_the_reservation(subject).await
+            }
+            other => panic!("lesson 10 lists {other} but plays no scenario by that name"),
+        }
+    }
+}
