@@ -44,11 +44,6 @@ impl kit::Lesson for Lesson {
         PaymentStep::open(db).await
     }
 
-    /// An order needs no rows before it arrives: the step starts from an empty record.
-    async fn ready(_: &mut PaymentStep, _: &[OrderCreated]) -> Result<(), KitError> {
-        Ok(())
-    }
-
     async fn play<H: Handler>(
         subject: Subject<H>,
         db: &TestDatabase,
