@@ -48,8 +48,6 @@ pub trait Lesson: Sized + 'static {
     /// rounds`), round by round ([`Lesson::judge_released`]); a spec that releases is refused
     /// otherwise.
     const RELEASES: bool = false;
-    /// What each worker of a released round is handed, as a message tells it.
-    const CARRIED: &'static str = "the same event";
 
     /// A spec the lesson can judge, or why not, with its line: every shipped spec is checked
     /// with it, as a student's is.
@@ -93,6 +91,13 @@ pub trait Lesson: Sized + 'static {
                 Self::FOLDER
             )
         }
+    }
+
+    /// What the workers of a released round were handed (`handed`, in worker order), as a
+    /// failure's message tells it after "each with": "the same order.created".
+    fn carried(handed: &[Self::Event]) -> String {
+        let _ = handed;
+        "the same event".into()
     }
 
     /// Plays the scenario in Rust named `name` (one of [`Lesson::RUST`], a case's full name):
@@ -208,12 +213,26 @@ async fn released<L: Lesson, H: Handler<L::Event, Output = L::Output>>(
 ) -> Verdict<L> {
     let Barrier { workers, rounds } = barrier;
     let rounds = self::rounds(rounds);
+    // What each worker makes in `round`: the permutation's delivery `i`, round robin.
+    let handed = |round: usize| -> Vec<L::Event> {
+        let deliveries = run.spec.released_deliveries(run.permutation, round);
+        let events: Vec<L::Event> = (deliveries.iter())
+            .map(|json| {
+                (L::FEED.read)(json).unwrap_or_else(|e| panic!("checked before playing: {e}"))
+            })
+            .collect();
+        (0..workers)
+            .map(|worker| events[worker % events.len()].clone())
+            .collect()
+    };
+    // Told in every round's message, so made once: a test plays one permutation.
+    let carrying: &'static str = String::leak(L::carried(&handed(1)));
     let told = |round| {
         L::Delivery::from(Round {
             workers,
             round,
             rounds,
-            carrying: L::CARRIED,
+            carrying,
         })
     };
     let set_up = Run {
@@ -225,19 +244,13 @@ async fn released<L: Lesson, H: Handler<L::Event, Output = L::Output>>(
     let pool = (db.pool(workers as u32).await).map_err(Violation::setup(set_up.during))?;
     for round in 1..=rounds {
         let during = told(round);
-        let events: Vec<L::Event> = (run.spec.released_deliveries(run.permutation, round))
-            .iter()
-            .map(|json| (L::FEED.read)(json))
-            .collect::<Result<_, _>>()
-            .unwrap_or_else(|e| panic!("checked before playing: {e}"));
+        let events = handed(round);
         (L::ready(&mut world, &events).await).map_err(Violation::setup(during))?;
-        // Worker `i` makes the permutation's delivery `i`, round robin.
-        let handed = |worker: usize| events[worker % events.len()].clone();
         let outcomes = release_together(workers, |worker| {
-            subject.handler.call(pool.clone(), handed(worker))
+            subject.handler.call(pool.clone(), events[worker].clone())
         })
         .await;
-        let delivered = (0..workers).map(handed).zip(outcomes).collect();
+        let delivered = events.into_iter().zip(outcomes).collect();
         L::judge_released(&mut world, delivered, during).await?;
     }
     Ok(())

@@ -35,7 +35,7 @@ impl From<&'static str> for Delivery {
 }
 
 /// A round of a spec's `barrier N workers, R rounds`, told as a barrier's, each worker
-/// with the permutation's one event (as the lesson names it: [`crate::Lesson::CARRIED`]).
+/// with what the lesson says it was handed ([`crate::Lesson::carried`]).
 impl From<Round> for Delivery {
     fn from(round: Round) -> Self {
         Delivery::Barrier {
