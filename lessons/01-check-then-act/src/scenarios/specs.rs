@@ -178,27 +178,19 @@ fn noted(account: &str, events: &[&CreditEvent], observed: &[Observed]) -> Strin
 }
 
 /// One round of `specs/released.spec`: what each worker released together delivered and
-/// returned. Each account, opened at zero this round, is judged by the rule as in [`play`]. A
-/// barrier round has no script, so its message has no trace.
+/// returned. Each account, opened at zero this round, is judged by the rule as in [`play`]
+/// (`judge`, or `judge_unopened` for a student's account that does not exist). A barrier round
+/// has no script, so its message has no trace.
 pub(crate) async fn judge_released(
     ledger: &Ledger,
     delivered: Vec<(CreditEvent, Result<Outcome, sqlx::Error>)>,
     during: Delivery,
 ) -> Result<(), Violation> {
-    let events = distinct(delivered.iter().map(|(event, _)| event.clone()));
-    let mut rest = delivered;
-    for (account, events) in by_account(&events) {
-        let mut observed = Vec::new();
-        for event in &events {
-            let seen = ledger.observe(account, event).await;
-            observed.push(seen.map_err(Violation::setup(during))?);
-        }
-        let ours =
-            |(delivered, _): &(CreditEvent, _)| events.iter().any(|e| e.id() == delivered.id());
-        let (theirs, others): (Vec<_>, Vec<_>) = rest.into_iter().partition(ours);
-        rest = others;
-        let outcomes: Vec<_> = theirs.into_iter().map(|(_, outcome)| outcome).collect();
-        judge_account(&observed, &outcomes, 0).map_err(Violation::caught(during, None))?;
+    // A released permutation has one event for each account (`your_events` refuses more).
+    for (event, outcomes) in kit::contract::grouped(delivered, |e| e.account().to_string()) {
+        let observed = ledger.observe(event.account(), &event).await;
+        let observed = observed.map_err(Violation::setup(during))?;
+        judge_account(&[observed], &outcomes, 0).map_err(Violation::caught(during, None))?;
     }
     Ok(())
 }

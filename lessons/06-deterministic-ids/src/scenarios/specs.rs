@@ -64,13 +64,8 @@ pub(crate) async fn judge_released(
     delivered: Vec<(OrderCreated, Result<Outcome, sqlx::Error>)>,
     during: Delivery,
 ) -> Result<(), Violation> {
-    let mut rest = delivered;
-    while let Some(order_id) = rest.first().map(|(order, _)| order.order_id().to_string()) {
-        let (ours, others): (Vec<_>, Vec<_>) =
-            (rest.into_iter()).partition(|(order, _)| order.order_id() == order_id);
-        rest = others;
-        let outcomes: Vec<_> = ours.into_iter().map(|(_, outcome)| outcome).collect();
-        let observed = observe(step, &order_id, &[], during, None).await?;
+    for (order, outcomes) in kit::contract::grouped(delivered, |o| o.order_id().to_string()) {
+        let observed = observe(step, order.order_id(), &[], during, None).await?;
         verdict(&observed, &outcomes, 0, during, None)?;
     }
     Ok(())

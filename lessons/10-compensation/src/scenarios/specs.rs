@@ -73,13 +73,8 @@ pub(crate) async fn judge_released(
     delivered: Vec<(ReservationEvent, Result<Outcome, sqlx::Error>)>,
     during: Delivery,
 ) -> Result<(), Violation> {
-    let mut rest = delivered;
-    while let Some(order_id) = rest.first().map(|(event, _)| event.order_id().to_string()) {
-        let (ours, others): (Vec<_>, Vec<_>) =
-            (rest.into_iter()).partition(|(event, _)| event.order_id() == order_id);
-        rest = others;
-        let outcomes: Vec<_> = ours.into_iter().map(|(_, outcome)| outcome).collect();
-        let observed = observe(inventory, &order_id, during, None).await?;
+    for (event, outcomes) in kit::contract::grouped(delivered, |e| e.order_id().to_string()) {
+        let observed = observe(inventory, event.order_id(), during, None).await?;
         verdict(&observed, &outcomes, during, None)?;
     }
     Ok(())

@@ -257,6 +257,27 @@ async fn released<L: Lesson, H: Handler<L::Event, Output = L::Output>>(
 }
 // ANCHOR_END: released
 
+/// What the workers of a released round delivered and returned (`delivered`, as
+/// [`Lesson::judge_released`] gets it), grouped by what the rule judges apart (`key`: an order,
+/// an account), in the order each first appears: each group's first event, and the outcomes of
+/// all its deliveries.
+pub fn grouped<E, O, K: PartialEq>(
+    delivered: Vec<(E, O)>,
+    key: impl Fn(&E) -> K,
+) -> Vec<(E, Vec<O>)> {
+    let mut groups: Vec<(E, Vec<O>)> = Vec::new();
+    for (event, outcome) in delivered {
+        match groups
+            .iter_mut()
+            .find(|(first, _)| key(first) == key(&event))
+        {
+            Some((_, outcomes)) => outcomes.push(outcome),
+            None => groups.push((event, vec![outcome])),
+        }
+    }
+    groups
+}
+
 /// One `T` per lesson, made once by `make` and kept for the process: a lesson's specs and list.
 fn once<L: 'static, T: Send + Sync + 'static>(make: fn() -> T) -> &'static T {
     type Made = Vec<((TypeId, TypeId), &'static (dyn Any + Send + Sync))>;
