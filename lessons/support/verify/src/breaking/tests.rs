@@ -249,9 +249,26 @@ fn each_kind_of_bad_file_is_refused_with_its_line() {
             "01",
             "session w\nstep d deliver {\"id\": \"evt-1\", \"account\": \"acc-1\", \"amount_cents\": 100}\n\
              session v\nstep e deliver {\"id\": \"evt-2\", \"account\": \"acc-1\", \"amount_cents\": 100}\n\
+             session u\nstep f deliver {\"id\": \"evt-1\", \"account\": \"acc-1\", \"amount_cents\": 100}\n\
+             permutation d e f\n",
+            6,
+            "only when each is delivered once",
+        ),
+        (
+            "01",
+            "session w\nstep d deliver {\"id\": \"evt-1\", \"account\": \"acc-1\", \"amount_cents\": 100}\n\
+             session v\nstep e deliver {\"id\": \"evt-2\", \"account\": \"acc-1\", \"amount_cents\": 100}\n\
+             permutation d e\nbarrier 2 workers, 9 rounds\n",
+            5,
+            "two of them are different events for acc-1",
+        ),
+        (
+            "01",
+            "session w\nstep d deliver {\"id\": \"evt-1\", \"account\": \"acc-1\", \"amount_cents\": 100}\n\
+             session v\nstep e deliver {\"id\": \"evt-1\", \"account\": \"acc-2\", \"amount_cents\": 100}\n\
              permutation d e\n",
             4,
-            "one event delivered more than once",
+            "every delivery for one event id carries the same one",
         ),
         (
             "01",
