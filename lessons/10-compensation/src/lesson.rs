@@ -1,7 +1,7 @@
-//! Lesson 10 as the kit knows it: how its event is read and shown, which specs it can judge,
-//! how it plays one (`scenarios/specs.rs`), and the scenarios still written in Rust (a restore
-//! from a backup, and a cancellation that reaches the step before its reservation). Its tests
-//! are every permutation of its specs that names a test (`test NAME`), then those scenarios:
+//! Lesson 10 as the kit knows it: how its event is read and shown and which specs it can judge
+//! (`scenarios/specs.rs`), how it plays and judges one, and the scenarios still written in Rust (a
+//! restore from a backup, and a cancellation that reaches the step before its reservation). Its
+//! tests are every permutation of its specs that names a test (`test NAME`), then those scenarios:
 //! the exercise's and the solution's test file is one call (`Subject::tested_by`), and the
 //! maintainers' checks play the same tests by name (`kit::contract::play`).
 
@@ -10,7 +10,8 @@ use kit::spec::{Feed, Run, Spec, SpecError};
 use kit::{KitError, TestDatabase};
 
 use crate::inventory::Inventory;
-use crate::scenarios;
+use crate::judge::verdict;
+use crate::scenarios::{self, FEED, observe, your_orders};
 use crate::{Delivery, Handler, Outcome, ReservationEvent, Subject, Violation, ViolationKind};
 
 /// Lesson 10: compensation.
@@ -24,7 +25,7 @@ impl kit::Lesson for Lesson {
     type Kind = ViolationKind;
     type World = Inventory;
 
-    const FEED: Feed<ReservationEvent, Self::Output> = scenarios::FEED;
+    const FEED: Feed<ReservationEvent, Self::Output> = FEED;
     const YOURS: &'static str =
         "your spec's events were delivered in the order it gives (a scripted interleaving)";
     const RUST: &'static [Rust] = &[
@@ -65,7 +66,7 @@ impl kit::Lesson for Lesson {
     }
 
     fn check(spec: &Spec) -> Result<(), SpecError> {
-        scenarios::your_orders(spec).map(drop)
+        your_orders(spec).map(drop)
     }
 
     async fn open(db: &TestDatabase) -> Result<Inventory, KitError> {
@@ -84,21 +85,53 @@ impl kit::Lesson for Lesson {
         Ok(())
     }
 
+    // ANCHOR: play
+    /// Plays `permutation` of `spec` against `subject` on `db`, then judges it: for each order,
+    /// the reservation settled once, by the first event to reach it, the units back on the shelf at
+    /// most once, the release announced once, each delivery's report true; then the endings every
+    /// spec shares (a delivery a fault ended must have said so, a neighbour must not have waited).
     async fn play<H: Handler>(
         subject: Subject<H>,
         db: &TestDatabase,
         inventory: &mut Inventory,
         run: Run<'_, Delivery>,
     ) -> Result<(), Violation> {
-        scenarios::play(subject, db, inventory, run).await
+        let during = run.during;
+        let orders =
+            your_orders(run.spec).unwrap_or_else(|e| panic!("checked before playing: {e}"));
+        let mut played = run.play(db, &subject.handler, &FEED).await?;
+        let mut observed = Vec::new();
+        for order in &orders {
+            let interleaving = Some(&mut played.interleaving);
+            observed.push(observe(inventory, order, during, interleaving).await?);
+        }
+        for (order, observed) in orders.iter().zip(&observed) {
+            // This lesson's rule does not weigh a COMMIT whose answer was lost.
+            let (outcomes, _) = played.take_results(|event| event.order_id() == order);
+            verdict(
+                observed,
+                &outcomes,
+                during,
+                Some(played.interleaving.trace()),
+            )?;
+        }
+        played.end(during)
     }
+    // ANCHOR_END: play
 
+    /// One round of `specs/released.spec`: what each worker released together delivered and
+    /// returned. Each order's reservation, reserved this round, must have been settled once, by
+    /// one of them. A barrier round has no script, so its message has no trace.
     async fn judge_released(
         inventory: &mut Inventory,
         delivered: Vec<(ReservationEvent, Self::Output)>,
         during: Delivery,
     ) -> Result<(), Violation> {
-        scenarios::judge_released(inventory, delivered, during).await
+        for (event, outcomes) in kit::contract::grouped(delivered, |e| e.order_id().to_string()) {
+            let observed = observe(inventory, event.order_id(), during, None).await?;
+            verdict(&observed, &outcomes, during, None)?;
+        }
+        Ok(())
     }
 
     async fn play_rust<H: Handler>(

@@ -1,16 +1,10 @@
-//! The lesson's scripted scenarios are data, `specs/*.spec`, and this is how every one of them
-//! is played, a student's own included (`cargo workbook break 01`): on a fresh database with
-//! each event's account open at zero (`lesson.rs`), the spec's sessions in its order (the kit's
-//! engine), or its workers released together round after round (the kit's barrier), then the
-//! rule (`judge.rs`) over what the account, `processed_events` and each delivery said.
+//! The lesson's scripted scenarios are data, `specs/*.spec`: how their deliveries reach the
+//! handler, and which of them, a student's own included (`cargo workbook break 01`), lesson
+//! 01's rule can judge. `lesson.rs` plays and judges them.
 
-use kit::spec::{Feed, Run, Spec, SpecError};
-use kit::{Common, TestDatabase};
+use kit::spec::{Feed, Spec, SpecError};
 
-use crate::judge::judge_account;
-use crate::ledger::Ledger;
-use crate::ledger::Observed;
-use crate::{CreditEvent, Delivery, Handler, Outcome, Subject, Violation, ViolationKind};
+use crate::{CreditEvent, Outcome};
 
 /// How the specs reach the handler (`deliver {JSON}`, read as `cargo workbook deliver 01` reads
 /// a credit), and how a trace shows each.
@@ -76,7 +70,7 @@ fn distinct(events: impl Iterator<Item = CreditEvent>) -> Vec<CreditEvent> {
 }
 
 /// `events` grouped by account, in the order each account first appears.
-fn by_account(events: &[CreditEvent]) -> Vec<(&str, Vec<&CreditEvent>)> {
+pub(crate) fn by_account(events: &[CreditEvent]) -> Vec<(&str, Vec<&CreditEvent>)> {
     let mut accounts: Vec<(&str, Vec<&CreditEvent>)> = Vec::new();
     for event in events {
         match accounts
@@ -93,104 +87,4 @@ fn by_account(events: &[CreditEvent]) -> Vec<(&str, Vec<&CreditEvent>)> {
 /// How the trace shows a delivery.
 pub(super) fn shown(event: &CreditEvent) -> String {
     format!("apply_credit({}, +{})", event.id(), event.amount_cents())
-}
-
-// ANCHOR: play
-/// Plays `permutation` of `spec` against `subject` on `db` (each event's account open at zero),
-/// then judges it. What a delivery a fault ended reported is judged first: a sender that hears
-/// "applied" delivers no more, so the redelivery the spec plays after it is one a real sender
-/// would not make. Then the rule, for each event over its own account, and last, the waits: a
-/// delivery the spec expects to wait that decided while the first delivery's transaction was
-/// still open has guessed, and one for another account that waited was held up by a lock on a
-/// neighbour.
-pub(crate) async fn play<H: Handler>(
-    subject: Subject<H>,
-    db: &TestDatabase,
-    ledger: &mut Ledger,
-    run: Run<'_, Delivery>,
-) -> Result<(), Violation> {
-    let (spec, permutation, during) = (run.spec, run.permutation, run.during);
-    let events = your_events(spec).unwrap_or_else(|e| panic!("checked before playing: {e}"));
-    let mut played = run.play(db, &subject.handler, &FEED).await?;
-    let mut accounts = Vec::new();
-    for (account, events) in by_account(&events) {
-        let mut observed = Vec::new();
-        for event in &events {
-            let seen = ledger.observe(account, event).await;
-            observed.push(seen.map_err(Violation::setup(during))?);
-        }
-        played.interleaving.note(noted(account, &events, &observed));
-        accounts.push((events, observed));
-    }
-    // A delivery on its own has no order to show: its message has no trace.
-    let trace = (spec.sessions.len() > 1).then(|| played.interleaving.trace().clone());
-    let caught = |kind| Violation {
-        kind,
-        during,
-        trace: trace.clone(),
-    };
-    if let Some(hidden) = played.hidden.take() {
-        let waited_on_a_delivery =
-            (hidden.waited_on.iter()).any(|on| spec.deliveries().iter().any(|(s, _, _)| s == on));
-        return Err(caught(match waited_on_a_delivery {
-            true => ViolationKind::WaitEndedTakenForADuplicate {
-                outcome: hidden.reported,
-            },
-            false => ViolationKind::Common(Common::FailureHidden {
-                outcome: hidden.reported,
-                fault: hidden.fault,
-            }),
-        }));
-    }
-    for (events, observed) in accounts {
-        let ours = |delivered: &CreditEvent| events.iter().any(|e| e.id() == delivered.id());
-        let (outcomes, lost) = played.take_results(ours);
-        judge_account(&observed, &outcomes, lost).map_err(&caught)?;
-    }
-    if (permutation.waits.iter()).any(|session| !played.waited(session)) {
-        return Err(caught(ViolationKind::DecidedWithoutWaiting));
-    }
-    played.end(during)
-}
-// ANCHOR_END: play
-
-/// The trace's line for one account: how often it was credited (or what it holds, or that it
-/// does not exist), and how many rows record each of its events.
-fn noted(account: &str, events: &[&CreditEvent], observed: &[Observed]) -> String {
-    let Some(first) = observed.first() else {
-        return format!("{account}: no event");
-    };
-    let held = match (first.opened, first.credits()) {
-        (false, _) => "does not exist".to_string(),
-        (true, Some(credits)) if events.len() == 1 => format!("credited {credits} time(s)"),
-        (true, _) => format!("holds {} cents", first.balance_cents),
-    };
-    let records = (events.iter().zip(observed).enumerate())
-        .map(|(n, (event, seen))| match n {
-            0 => format!("{} row(s) for {}", seen.records, event.id()),
-            _ => format!("{} for {}", seen.records, event.id()),
-        })
-        .collect::<Vec<_>>();
-    format!(
-        "{account} {held}; processed_events holds {}",
-        records.join(", ")
-    )
-}
-
-/// One round of `specs/released.spec`: what each worker released together delivered and
-/// returned. Each account, opened at zero this round, is judged by the rule as in [`play`]
-/// (`judge`, or `judge_unopened` for a student's account that does not exist). A barrier round
-/// has no script, so its message has no trace.
-pub(crate) async fn judge_released(
-    ledger: &Ledger,
-    delivered: Vec<(CreditEvent, Result<Outcome, sqlx::Error>)>,
-    during: Delivery,
-) -> Result<(), Violation> {
-    // A released permutation has one event for each account (`your_events` refuses more).
-    for (event, outcomes) in kit::contract::grouped(delivered, |e| e.account().to_string()) {
-        let observed = ledger.observe(event.account(), &event).await;
-        let observed = observed.map_err(Violation::setup(during))?;
-        judge_account(&[observed], &outcomes, 0).map_err(Violation::caught(during, None))?;
-    }
-    Ok(())
 }

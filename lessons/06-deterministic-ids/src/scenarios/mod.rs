@@ -1,4 +1,4 @@
-//! Lesson 06's tests, each a story from chapter 6: its specs (`specs.rs` plays and judges them),
+//! Lesson 06's tests, each a story from chapter 6: its specs (`specs.rs` reads them, `lesson.rs` plays and judges them),
 //! and the one scenario data cannot say yet (`replayed.rs`). Each judges what the card network,
 //! the step's record and its outbox show.
 
@@ -6,8 +6,8 @@ mod replayed;
 mod specs;
 
 pub use replayed::replayed_after_a_restore;
+pub(crate) use specs::FEED;
 pub use specs::your_orders;
-pub(crate) use specs::{FEED, judge_released, play};
 
 use kit::TestDatabase;
 
@@ -45,7 +45,7 @@ fn shown(event: &OrderCreated) -> String {
 
 /// What the deliveries left for `order_id` (with the ids `published` before a restore), noted
 /// in the trace when the scenario has one.
-async fn observe(
+pub(crate) async fn observe(
     step: &PaymentStep,
     order_id: &str,
     published: &[String],

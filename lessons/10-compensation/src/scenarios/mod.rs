@@ -1,7 +1,7 @@
 //! Lesson 10's tests, each a story from chapter 10. Every scenario reserves an order's units on
 //! a fresh database as the inventory did when the order was created, delivers the events that
 //! settle the reservation, and judges what the reservation, the stock and the outbox show. The
-//! races, faults, barrier and redeliveries are specs (`specs/`, played by `specs.rs`); what
+//! races, faults, barrier and redeliveries are specs (`specs/`, played by `lesson.rs`); what
 //! data cannot say yet is Rust, here.
 
 mod overtaken;
@@ -10,8 +10,8 @@ mod specs;
 
 pub use overtaken::{cancellation_races_the_reservation, cancelled_before_the_reservation};
 pub use replayed::replayed_after_a_restore;
+pub(crate) use specs::FEED;
 pub use specs::your_orders;
-pub(crate) use specs::{FEED, judge_released, play};
 
 use kit::TestDatabase;
 
@@ -78,7 +78,7 @@ fn shown(event: &ReservationEvent) -> String {
 }
 
 /// What the deliveries left for `order_id`, noted in the trace when the scenario has one.
-async fn observe(
+pub(crate) async fn observe(
     inventory: &Inventory,
     order_id: &str,
     during: Delivery,

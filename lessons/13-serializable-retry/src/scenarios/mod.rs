@@ -5,7 +5,7 @@
 mod specs;
 
 pub use specs::your_events;
-pub(crate) use specs::{FEED, ids, play};
+pub(crate) use specs::{FEED, ids};
 
 use kit::KitError;
 
@@ -15,7 +15,7 @@ use crate::{Authorization, Delivery, Violation};
 
 /// The customer every scenario's authorizations draw on, and its two cards.
 const CUSTOMER: &str = "cus-1";
-const CARDS: [&str; 2] = ["card-1", "card-2"];
+pub(crate) const CARDS: [&str; 2] = ["card-1", "card-2"];
 
 /// Readies `cards`' database for authorizations `events`: the customer and its cards, nothing
 /// spent, and each event's attempts counted (a spec's setup may then fail some of them).
@@ -38,7 +38,7 @@ fn shown(event: &Authorization) -> String {
 }
 
 /// How a trace shows what a delivery returned.
-fn described(result: &Result<crate::Handled, sqlx::Error>) -> String {
+pub(crate) fn described(result: &Result<crate::Handled, sqlx::Error>) -> String {
     match result {
         Ok(handled) => format!(
             "{:?} after {} attempt(s)",
@@ -51,7 +51,7 @@ fn described(result: &Result<crate::Handled, sqlx::Error>) -> String {
 /// What the deliveries left, and the attempts the database saw for each of `events` (less
 /// `uncounted`, attempts made by deliveries whose results the scenario sets apart), noted in
 /// the trace when the scenario has one; then the verdict.
-async fn judge_all(
+pub(crate) async fn judge_all(
     cards: &Cards,
     delivered: &[Delivered],
     events: &[(&str, u64)],
