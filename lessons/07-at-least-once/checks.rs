@@ -29,11 +29,7 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
     )
 }
 
-crate::breaking::breakable!(
-    "07",
-    at_least_once::scenarios::delivered,
-    at_least_once::scenarios::your_spec
-);
+crate::breaking::breakable!("07", lesson at_least_once::Lesson);
 
 #[cfg(test)]
 mod tests {

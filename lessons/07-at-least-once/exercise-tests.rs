@@ -3,15 +3,17 @@
 //! From a test to the rule it checks: the spec that scripts its race
 //! (lessons/07-at-least-once/specs/, where each permutation's `test` line names its test); the
 //! one function that plays every spec of the lesson and hands what happened to the rule
-//! (`play`, in lessons/07-at-least-once/src/scenarios/specs.rs); and the rule itself,
+//! (`play`, in lessons/07-at-least-once/src/lesson.rs, which is the lesson as the kit knows it);
+//! and the rule itself,
 //! lessons/07-at-least-once/src/judge.rs: once the consumer has caught up, every event of the
 //! log was handled exactly once. What a broken rule says is worded in
 //! lessons/07-at-least-once/src/violation.rs. The scenarios data cannot say yet (the soak among
 //! them) are Rust, in lessons/07-at-least-once/src/scenarios/.
-//! lessons/07-at-least-once/tests.list lists every test, in order, and the line below writes
-//! them; chapter 7 of the book tells each story.
+//! The line below runs every test; chapter 7 of the book tells each story.
 //!
 //! One file for both crates: `exercises/NN-…` and `solutions/NN-…` name it as their
 //! `[[test]]`, so the solution passes exactly the tests the student runs.
 
-at_least_once::tests!(handler::poll);
+fn main() -> std::process::ExitCode {
+    at_least_once::subject!(handler::poll).tested_by::<at_least_once::Lesson>()
+}

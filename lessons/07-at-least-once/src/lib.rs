@@ -9,7 +9,7 @@
 //!
 //! - [`Poll`], [`Polled`], [`read_batch`] and [`handle`]: what a consumer is given;
 //! - [`scenarios`]: the tests, each a story from chapter 7, and the soak, the scripted ones
-//!   specs (`specs/`), listed in `tests.list`, which [`tests!`] turns into the test file;
+//!   specs (`specs/`), all of them listed by [`Lesson`], the kit's contract;
 //! - [`Violation`]: what a scenario caught, worded to teach;
 //! - [`deliver`]: verdicts appended and consumed by hand (`cargo workbook deliver 07`);
 //! - `kafka` (with `--features kafka`): the same lesson on a real Kafka-protocol broker.
@@ -19,16 +19,14 @@ mod consumer;
 mod judge;
 #[cfg(feature = "kafka")]
 pub mod kafka;
+mod lesson;
 mod log;
 pub mod scenarios;
-/// The tests of `tests.list`, as data for the maintainers' checks, and the `tests!` macro.
-pub mod listed {
-    include!(concat!(env!("OUT_DIR"), "/listed.rs"));
-}
 mod subject;
 mod violation;
 
 pub use consumer::{Logged, Poll, Polled, handle, read_batch};
+pub use lesson::Lesson;
 pub use subject::{Handler, Subject};
 pub use violation::{Delivery, FailureCause, Mismatch, Violation, ViolationKind};
 

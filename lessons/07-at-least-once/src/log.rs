@@ -118,7 +118,7 @@ pub(crate) fn model(orders: &[String], log: &[Verdict]) -> BTreeMap<String, Orde
     state
 }
 
-pub(crate) struct Log {
+pub struct Log {
     client: tokio_postgres::Client,
 }
 

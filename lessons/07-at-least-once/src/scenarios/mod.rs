@@ -1,7 +1,7 @@
 //! Lesson 07's tests, each a story from chapter 7, and the soak. Every scenario places orders,
 //! appends payment verdicts to the log, lets a consumer poll until it has caught up, and judges
 //! the orders against the model: every event of the log handled exactly once, in order. The
-//! scripted ones are specs (`specs/`, played by `specs.rs`).
+//! scripted ones are specs (`specs/`, played by `lesson.rs`).
 
 mod barrier;
 mod grows;
@@ -15,7 +15,7 @@ pub use grows::the_log_grows_between_polls;
 pub use other_group::another_group_is_not_held_up;
 pub use sequential::consumed_once;
 pub use soak::{QUICK, SOAK, Soak, SoakReport, soak, soak_test};
-pub use specs::{SHIPPED, delivered, spec_test, your_spec};
+pub use specs::{FEED, delivered};
 
 use kit::{TestDatabase, Trace};
 use sqlx::PgPool;
@@ -82,7 +82,7 @@ async fn catch_up<H: Handler>(
 
 /// After a script: a restarted consumer catches up, `max` events a poll, on a connection of its
 /// own, and the verdict judges the script's polls and its own, with the script's trace.
-async fn catch_up_then_verdict<H: Handler>(
+pub(crate) async fn catch_up_then_verdict<H: Handler>(
     subject: &Subject<H>,
     (db, log): (&TestDatabase, &Log),
     (orders, appended): (&[String], &[Verdict]),
