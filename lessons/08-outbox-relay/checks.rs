@@ -27,11 +27,7 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
     )
 }
 
-crate::breaking::breakable!(
-    "08",
-    outbox_relay::scenarios::delivered,
-    outbox_relay::scenarios::your_spec
-);
+crate::breaking::breakable!("08", lesson outbox_relay::Lesson);
 
 #[cfg(test)]
 mod tests {

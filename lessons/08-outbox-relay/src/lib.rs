@@ -9,7 +9,7 @@
 //!
 //! - [`Step`], [`publish`], [`ship`]: what the pipeline is given;
 //! - [`scenarios`]: the tests, each a story from chapter 8, the scripted ones specs (`specs/`),
-//!   listed in `tests.list`, which [`tests!`] turns into the test file;
+//!   all of them listed by [`Lesson`], the kit's contract;
 //! - [`Violation`]: what a scenario caught, worded to teach;
 //! - [`deliver`]: announcements written and carried through by hand (`cargo workbook deliver 08`);
 //! - [`kafka`] (feature `kafka`): the same pipeline with a Kafka topic for the broker.
@@ -18,16 +18,14 @@ pub mod by_hand;
 mod judge;
 #[cfg(feature = "kafka")]
 pub mod kafka;
+mod lesson;
 mod pipeline;
 pub mod scenarios;
-/// The tests of `tests.list`, as data for the maintainers' checks, and the `tests!` macro.
-pub mod listed {
-    include!(concat!(env!("OUT_DIR"), "/listed.rs"));
-}
 mod subject;
 mod violation;
 mod world;
 
+pub use lesson::Lesson;
 pub use pipeline::{Done, Message, OutboxRow, Outcome, Relay, Step, publish, ship};
 pub use subject::{Handler, Subject};
 pub use violation::{Delivery, FailureCause, Violation, ViolationKind};

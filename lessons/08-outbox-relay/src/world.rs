@@ -6,7 +6,7 @@ use kit::{KitError, TestDatabase};
 
 use crate::Message;
 
-pub(crate) struct World {
+pub struct World {
     client: tokio_postgres::Client,
 }
 

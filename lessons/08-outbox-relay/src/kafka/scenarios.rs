@@ -12,7 +12,7 @@ use kit_kafka::TestTopic;
 use super::group::{Ends, Steps, member, message_of};
 use super::on_topic;
 use crate::judge::verdict_on;
-use crate::scenarios::{FEED, SHIPPED, orders, prepare, relay_until_empty, reports};
+use crate::scenarios::{FEED, orders, prepare, relay_until_empty, reports};
 use crate::world::{RowFate, World};
 use crate::{Delivery, Handler, Subject, Violation};
 
@@ -39,7 +39,7 @@ pub async fn relay_restarts_and_publishes_again<H: Handler>(
         handler: on_topic(subject.handler.clone(), topic.clone()),
         schema: subject.schema.clone(),
     };
-    let (spec, permutation, _) = SHIPPED.test(
+    let (spec, permutation, _) = kit::contract::shipped::<crate::Lesson>().test(
         "relay-crash.spec",
         "rows_published_again_after_a_relay_crash_ship_once",
     );

@@ -1,7 +1,7 @@
 //! Lesson 08's tests, each a story from chapter 8. Every scenario writes announcements to the
 //! producer's outbox, runs relays and the consumer, and judges what became of every committed
 //! outbox row: published at least once, shipped exactly once. The scripted ones are specs
-//! (`specs/`, played by `specs.rs`).
+//! (`specs/`, played by `lesson.rs`).
 
 mod barrier;
 mod refused;
@@ -13,9 +13,8 @@ pub use barrier::barrier;
 pub use refused::broker_refuses_a_message;
 pub use restored::producer_restored_from_a_backup;
 pub use sequential::relayed_and_consumed_once;
-#[cfg(feature = "kafka")]
 pub(crate) use specs::reports;
-pub use specs::{FEED, SHIPPED, delivered, spec_test, your_spec};
+pub use specs::{FEED, delivered};
 
 use kit::TestDatabase;
 use sqlx::PgPool;
@@ -70,7 +69,7 @@ pub(crate) async fn relay_until_empty<H: Handler>(
 }
 
 /// Hands every message the broker holds after `position` to the consumer, in order.
-async fn consume_all<H: Handler>(
+pub(crate) async fn consume_all<H: Handler>(
     subject: &Subject<H>,
     world: &World,
     pool: &PgPool,

@@ -1,24 +1,27 @@
-//! The lesson's scripted races and faults are data, `specs/*.spec`, and this is how every one of
-//! them is played, a student's own included (`cargo workbook break 08`): a fresh database; the
+//! The lesson's scripted races and faults are data, `specs/*.spec`: how their steps reach the
+//! relay and the consumer, and which of them, a student's own included (`cargo workbook break
+//! 08`), lesson 08's rule can judge. `lesson.rs` plays and judges them: a fresh database; the
 //! spec's setup (the outbox rows it starts from), published first when the spec's sessions
-//! consume; the sessions in its order (the kit's engine); then the pipeline drains, and the rule
-//! (`judge.rs`) holds every committed outbox row to it: published at least once, shipped exactly
-//! once.
+//! consume; the sessions in its order (the kit's engine); then the pipeline drains, and the
+//! rule (`judge.rs`) holds every committed outbox row to it: published at least once, shipped
+//! exactly once.
 
-use kit::Fault;
-use kit::spec::{Hidden, Run};
+use kit::spec::{Feed, Run, Spec, SpecError};
 use serde::Deserialize;
 
-use super::{consume_all, prepare, relay_until_empty, shown};
-use crate::judge::verdict;
+use super::shown;
 use crate::world::payload;
-use crate::{Delivery, Done, Handler, Message, Relay, Step, Subject, Violation};
+use crate::{Delivery, Done, Message, Relay, Step};
 
-kit::lesson_specs!(
-    feed: Step => Done, read: read_step, shown: shown,
-    check: delivered,
-    yours: "the relays and consumers ran in the order your spec gives (a scripted interleaving)",
-);
+/// How the specs reach the pipeline (`deliver {JSON}`, a relay's pass or a consumed message),
+/// and how a trace shows each.
+pub const FEED: Feed<Step, Result<Done, sqlx::Error>> = Feed::new(read_step, shown);
+
+/// Each step a spec delivers: the rule judges whatever the pipeline can be handed, so long as
+/// the lesson can read it.
+pub fn delivered(spec: &Spec) -> Result<Vec<Step>, SpecError> {
+    spec.events("lesson 08", FEED.read)
+}
 
 /// A step, as a spec writes it.
 #[derive(Deserialize)]
@@ -53,51 +56,6 @@ fn read_step(json: &str) -> Result<Step, String> {
         Err(e) => Err(format!("it is not a step ({e}); {wanted}")),
     }
 }
-
-// ANCHOR: play
-/// Plays `permutation` of `spec` against `subject`. A spec whose sessions consume starts with
-/// the rows its setup wrote already published, so that the broker holds the messages it
-/// delivers, however the relay records what it sent. After the steps, if the spec relays, the
-/// relays run until they find nothing; then the consumer handles every message the broker got
-/// that no step was handed, and the rule judges every outbox row. What a relay a fault ended
-/// reported is not judged (no sender waits on a relay's report, and the next pass relays
-/// whatever it failed to), though what it did to the outbox and the broker is; a consumer that
-/// must not wait did not; a consumer a fault ended must have reported the failure.
-async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result<(), Violation> {
-    let during = run.during;
-    let given = delivered(run.spec).unwrap_or_else(|e| panic!("checked before playing: {e}"));
-    let consumes = (given.iter()).any(|step| matches!(step, Step::Consume(_)));
-    let relays = (given.iter()).any(|step| matches!(step, Step::Relay(_)));
-    let (db, world) = prepare(&subject, during).await?;
-    let pool = db.pool(1).await.map_err(Violation::setup(during))?;
-    run.set_up(&db).await?;
-    let (mut steps, position) = match consumes {
-        true => {
-            let steps = relay_until_empty(&subject, &pool).await;
-            let (_, last) = (world.messages_after(0).await).map_err(Violation::setup(during))?;
-            (steps, last)
-        }
-        false => (Vec::new(), 0),
-    };
-    let mut played = run.play_set_up(&db, &subject.handler, &FEED).await?;
-    steps.extend(reports(&run, played.delivered.drain(..)));
-    if relays {
-        steps.extend(relay_until_empty(&subject, &pool).await);
-    }
-    steps.extend(consume_all(&subject, &world, &pool, position, during).await?);
-    verdict(&world, &steps, during, Some(&mut played.interleaving)).await?;
-    played.unless_a_neighbour_waited(during)?;
-    let (hidden, fault) = match played.hidden {
-        Some(Hidden {
-            reported: Done::Consumed(outcome),
-            fault,
-            ..
-        }) => (Some(outcome), fault),
-        _ => (None, Fault::Killed),
-    };
-    Violation::unless_failure_hidden(hidden, fault, during, played.interleaving.trace())
-}
-// ANCHOR_END: play
 
 /// What the steps a permutation delivered reported, for the rule: all but those of a relay a
 /// fault ended, which reported to no one, whether it returned at the fault or went on, on a new
