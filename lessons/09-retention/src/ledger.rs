@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use kit::{KitError, TestDatabase};
 
-pub(crate) struct Ledger {
+pub struct Ledger {
     client: tokio_postgres::Client,
 }
 

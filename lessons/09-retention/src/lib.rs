@@ -8,7 +8,7 @@
 //!
 //! - [`handle`], [`Delivered`], [`Prune`] and the window's constants: what the student is given;
 //! - [`scenarios`]: the tests, each a story from chapter 9, the scripted ones specs (`specs/`),
-//!   listed in `tests.list`, which [`tests!`] turns into the test file;
+//!   all of them listed by [`Lesson`], the kit's contract;
 //! - [`Violation`]: what a scenario caught, worded to teach;
 //! - [`deliver`]: credits and prunes typed by hand (`cargo workbook deliver 09`).
 
@@ -17,17 +17,15 @@ mod clock;
 mod credit;
 mod judge;
 mod ledger;
+mod lesson;
 pub mod scenarios;
-/// The tests of `tests.list`, as data for the maintainers' checks, and the `tests!` macro.
-pub mod listed {
-    include!(concat!(env!("OUT_DIR"), "/listed.rs"));
-}
 mod subject;
 mod violation;
 
 pub use clock::{BATCH_LIMIT, Prune, Pruned, REDELIVERY_WINDOW, RETENTION_LIMIT};
 pub use credit::{Credit, Delivered, Outcome, handle};
 pub use kit::Fault;
+pub use lesson::Lesson;
 pub use subject::{Handler, Subject};
 pub use violation::{Delivery, FailureCause, Forgotten, Violation, ViolationKind};
 

@@ -2,7 +2,7 @@
 //! and the schema its crate defines), builds a fresh database, delivers credits through the
 //! given handler at times it chooses, runs the prune at times it chooses, and judges what the
 //! ledger and processed_events show. The clock is a parameter: no scenario sleeps. The scripted
-//! ones are specs (`specs/`, played by `specs.rs`).
+//! ones are specs (`specs/`, played by `lesson.rs`).
 
 mod barrier;
 mod batches;
@@ -19,7 +19,7 @@ pub use horizon::{
 };
 pub use midnight::a_copy_after_midnight_is_recognised;
 pub use sequential::a_copy_after_a_prune_is_recognised;
-pub use specs::{SHIPPED, delivered, spec_test, your_spec};
+pub use specs::{FEED, delivered};
 
 use chrono::{DateTime, TimeDelta, TimeZone, Utc};
 use kit::{Common, TestDatabase};
@@ -34,7 +34,7 @@ use crate::{
 
 /// When the scenarios' stories begin: a Monday morning, in the month the exercise's migration
 /// has a partition for each day of.
-fn t0() -> DateTime<Utc> {
+pub(crate) fn t0() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 3, 2, 9, 0, 0).unwrap()
 }
 
@@ -121,7 +121,7 @@ async fn prune<H: Handler>(
     Ok(pruned)
 }
 
-fn failed(error: &sqlx::Error, during: Delivery) -> Violation {
+pub(crate) fn failed(error: &sqlx::Error, during: Delivery) -> Violation {
     Violation {
         kind: ViolationKind::Common(Common::failed(error)),
         during,
