@@ -1,12 +1,13 @@
 //! Lesson 11's subjects, race and fault tests, and the checks of its shipped exercise.
 
-use http_keys::{Delivery, Handler, Subject, ViolationKind, scenarios, subject};
+use http_keys::{Api, Delivery, Subject, ViolationKind, api, subject};
 
 crate::lesson_checks::lesson!(
     "11", http_keys,
-    rounds: scenarios::barrier_rounds,
+    rounds: |_| 1,
     round: Delivery::round,
     schema(crate_migrations): [http_keys::__private::BASE_MIGRATIONS, crate_migrations],
+    through: http_keys::api,
 );
 
 /// The crates' folders, for their migrations: the exercise's as shipped (the runner's copy).
@@ -15,12 +16,13 @@ const SOLUTION_DIR: &str = crate::SOLUTION_11_DIR;
 
 /// As shipped: the key looked up, then the payment made and the key remembered; a retry answered
 /// with the payment as it is now.
-pub fn exercise() -> Subject<impl Handler> {
-    subject!(crate::exercise_11::create_payment, EXERCISE_DIR)
+/// Each is the API in front of its handler, as the tests send it requests.
+pub fn exercise() -> Subject<impl Api> {
+    api(subject!(crate::exercise_11::create_payment, EXERCISE_DIR))
 }
 
-pub fn solution() -> Subject<impl Handler> {
-    subject!(crate::solution_11::create_payment, SOLUTION_DIR)
+pub fn solution() -> Subject<impl Api> {
+    api(subject!(crate::solution_11::create_payment, SOLUTION_DIR))
 }
 
 /// The reason the shipped exercise must fail for: one key, more than one payment, when the
@@ -35,11 +37,7 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
     )
 }
 
-crate::breaking::breakable!(
-    "11",
-    http_keys::scenarios::your_requests,
-    http_keys::scenarios::your_spec
-);
+crate::breaking::breakable!("11", lesson http_keys::Lesson);
 
 #[cfg(test)]
 mod tests {
@@ -49,7 +47,7 @@ mod tests {
     //! passes everything. The failing traces are snapshotted beside this file: the book shows
     //! them.
 
-    use http_keys::{Violation, ViolationKind, scenarios};
+    use http_keys::{Violation, ViolationKind};
 
     use crate::intended::{Complaint, expect, passing, trace};
 
@@ -67,7 +65,8 @@ mod tests {
 
     #[tokio::test]
     async fn exercise_pays_twice_for_retries_released_together() -> Result<(), Complaint> {
-        let result = scenarios::barrier(super::exercise(), 8).await;
+        let test = "requests_released_together_pay_once::case_2_eight_requests";
+        let result = super::play(test, super::exercise()).await;
         expect(result, super::is_intended, WHY).map(drop)
     }
 
@@ -99,8 +98,10 @@ mod tests {
     /// its key commit in one transaction: the specs' `expect exercise holds` say so.)
     #[tokio::test]
     async fn exercise_passes_what_the_lesson_is_not_about() -> Result<(), Violation> {
-        scenarios::forgotten_after_its_window(super::exercise()).await?;
-        scenarios::another_client_sends_the_same_key(super::exercise()).await?;
+        let forgotten = "a_key_is_remembered_for_its_window_and_then_forgotten";
+        super::play(forgotten, super::exercise()).await?;
+        let same_key = "another_clients_same_key_is_a_payment_of_its_own";
+        super::play(same_key, super::exercise()).await?;
         super::play("another_clients_request_does_not_wait_for_ours", super::exercise()).await
     }
 

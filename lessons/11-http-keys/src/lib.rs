@@ -12,23 +12,20 @@
 //! - [`Payment`]: the effect, which the handler creates and shows, and which knows of no key;
 //! - [`server`]: the API in front of the handler, and what it refuses before the handler runs;
 //! - [`scenarios`]: the tests, each a story from chapter 11, over HTTP with a real client, the
-//!   scripted ones specs (`specs/`), listed in `tests.list`, which [`tests!`] turns into the test
-//!   file;
+//!   scripted ones specs (`specs/`), all of them listed by [`Lesson`], the kit's contract, and
+//!   played against the API in front of the handler ([`api`]);
 //! - [`Violation`]: what a scenario caught, worded to teach.
 
 pub mod by_hand;
 mod expiry;
 mod http;
 mod judge;
+mod lesson;
 mod observe;
 mod payment;
 mod problem;
 mod request;
 mod resource;
-/// The tests of `tests.list`, as data for the maintainers' checks, and the `tests!` macro.
-pub mod listed {
-    include!(concat!(env!("OUT_DIR"), "/listed.rs"));
-}
 pub mod scenarios;
 pub mod serve;
 pub mod server;
@@ -37,6 +34,7 @@ mod violation;
 
 pub use expiry::{BATCH_LIMIT, KEY_WINDOW, expire_keys};
 pub use http::{Answer, Call, Http, ServerError, answered, describe as describe_answer, send};
+pub use lesson::{Api, Lesson, api};
 pub use payment::Payment;
 pub use request::{MAX_KEY_CHARS, NewPayment, PaymentRequest, Reply, Stored, check_key};
 pub use resource::{ShowPayment, Showing, from_payments};

@@ -5,7 +5,7 @@
 
 use kit::{KitError, TestDatabase};
 
-pub(crate) struct Payments {
+pub struct Payments {
     client: tokio_postgres::Client,
 }
 
@@ -30,6 +30,19 @@ impl Payments {
             .await
             .map_err(KitError::observer("adding the scenarios' clients"))?;
         Ok(Payments { client })
+    }
+
+    /// Makes `clients` known to the API, as acme and globex are from the start (nothing charged
+    /// to a new one), so that a spec's script can lock any of its clients' rows.
+    pub(crate) async fn know(&self, clients: &[&str]) -> Result<(), KitError> {
+        (self.client)
+            .execute(
+                "INSERT INTO clients (id) SELECT unnest($1::text[]) ON CONFLICT (id) DO NOTHING",
+                &[&clients],
+            )
+            .await
+            .map_err(KitError::observer("adding the spec's clients"))?;
+        Ok(())
     }
 
     /// Every payment `client` has, oldest first. Each scenario's client sends one key's

@@ -4,13 +4,13 @@ use sqlx::PgPool;
 
 use super::{CLIENT, KEY, judge, payment, prepare, send_each};
 use crate::judge::verdict;
-use crate::{Delivery, Handler, KEY_WINDOW, Kept, Subject, Violation, ViolationKind, expire_keys};
+use crate::{Api, Delivery, KEY_WINDOW, Kept, Subject, Violation, ViolationKind, expire_keys};
 
 // ANCHOR: forgotten_after_its_window
 /// acme pays, and the keys' expiry job runs at the very end of the key's window: acme's retry
 /// then is still a retry. The job runs again a microsecond later, and forgets the key: the same
 /// request under it is a new payment, as the API publishes.
-pub async fn forgotten_after_its_window<H: Handler>(subject: Subject<H>) -> Result<(), Violation> {
+pub async fn forgotten_after_its_window<H: Api>(subject: Subject<H>) -> Result<(), Violation> {
     let during = Delivery::Story(
         "acme sent a payment under its key; the keys' expiry ran at the last moment of the key's \
          24-hour window, and acme retried; then it ran once the window was over, and acme sent \

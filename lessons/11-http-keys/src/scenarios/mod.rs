@@ -1,26 +1,25 @@
 //! Lesson 11's tests, each a story from chapter 11. Every scenario takes the subject (a handler
 //! and its schema), builds a fresh database, starts the API in front of the handler, sends its
 //! requests with a real HTTP client, and judges what came back and what payments the client has.
-//! The scripted ones are specs (`specs/`, played by `specs.rs`).
+//! The scripted ones are specs (`specs/`, played by `lesson.rs`).
 
-mod barrier;
 mod expired;
 mod neighbours;
 mod sequential;
 mod specs;
 
-pub use barrier::{barrier, barrier_rounds};
 pub use expired::forgotten_after_its_window;
 pub use neighbours::another_client_sends_the_same_key;
 pub use sequential::{key_sent_again_with_another_request, retried_after_a_refund};
-pub use specs::{FEED, SHIPPED, spec_test, your_requests, your_spec};
+pub use specs::{FEED, your_requests};
+pub(crate) use specs::{cut_at_commit, failed, judge_each};
 
 use kit::{Interleaving, TestDatabase};
 use sqlx::PgPool;
 
 use crate::judge::{Sent, verdict};
 use crate::observe::{Payments, summary};
-use crate::{Call, Delivery, Handler, Http, Subject, Violation};
+use crate::{Api, Call, Delivery, Subject, Violation};
 
 /// The client of every scenario but the neighbours', and its key for one payment.
 const CLIENT: &str = "acme";
@@ -30,7 +29,7 @@ const AMOUNT: i64 = 1500;
 const OTHER_AMOUNT: i64 = 2500;
 
 /// A fresh database with the subject's schema, and the test's own session on it.
-async fn prepare<H: Handler>(
+async fn prepare<H: Api>(
     subject: &Subject<H>,
     during: Delivery,
 ) -> Result<(TestDatabase, Payments), Violation> {
@@ -62,11 +61,14 @@ fn shown(call: &Call) -> String {
 
 /// Sends `calls` one after the other, each once the last was answered, each to an API of its
 /// own on `pool` (as a client's retries reach whichever instance the load balancer picks).
-async fn send_each<H: Handler>(subject: &Subject<H>, pool: &PgPool, calls: &[Call]) -> Vec<Sent> {
-    let http = Http(subject.handler.clone());
+pub(crate) async fn send_each<H: Api>(
+    subject: &Subject<H>,
+    pool: &PgPool,
+    calls: &[Call],
+) -> Vec<Sent> {
     let mut sent = Vec::new();
     for call in calls {
-        let outcome = kit::Handler::call(&http, pool.clone(), call.clone()).await;
+        let outcome = kit::Handler::call(&subject.handler, pool.clone(), call.clone()).await;
         sent.push(Sent::new(call, outcome));
     }
     sent
@@ -74,7 +76,7 @@ async fn send_each<H: Handler>(subject: &Subject<H>, pool: &PgPool, calls: &[Cal
 
 /// Reads `client`'s payments back (noted in the trace, when the scenario has one) and judges
 /// the requests it sent under its key.
-async fn judge(
+pub(crate) async fn judge(
     payments: &Payments,
     client: &str,
     sent: &[Sent],
@@ -94,7 +96,7 @@ async fn judge(
 
 /// Each request's answer with the request, in the order `calls` lists the sessions that sent
 /// them (a session with no answer, abandoned or failed, is left out).
-fn sent_by(
+pub(crate) fn sent_by(
     outcomes: kit::Outcomes<Result<crate::Answer, crate::ServerError>>,
     calls: &[&(String, Call)],
 ) -> Vec<Sent> {

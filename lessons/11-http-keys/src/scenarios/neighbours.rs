@@ -2,7 +2,7 @@
 //! not wait for acme's: `specs/neighbours.spec`.)
 
 use super::{AMOUNT, CLIENT, KEY, judge, payment, prepare, send_each};
-use crate::{Call, Delivery, Handler, Subject, Violation};
+use crate::{Api, Call, Delivery, Subject, Violation};
 
 /// The second client of the scenario, which happens to choose the same key.
 const OTHER_CLIENT: &str = "globex";
@@ -10,7 +10,7 @@ const OTHER_CLIENT: &str = "globex";
 /// Two clients choose the same key, each for a payment of its own: keys are made up by the
 /// clients, which do not ask each other. Each gets its own payment and, on a retry, its own
 /// response.
-pub async fn another_client_sends_the_same_key<H: Handler>(
+pub async fn another_client_sends_the_same_key<H: Api>(
     subject: Subject<H>,
 ) -> Result<(), Violation> {
     let during = Delivery::Story(

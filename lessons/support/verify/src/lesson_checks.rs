@@ -7,12 +7,14 @@
 /// workers, for a lesson whose list does not say them (a released spec's do), and `round` a
 /// delivery's round; `schema` is the suite's migrations, which may name
 /// `$migrations`, the migrations of the crate a wrong fix patches (lessons whose students own
-/// a migration).
+/// a migration); `through`, for a lesson whose tests play something in front of the student's
+/// handler (lesson 11's API), makes a subject of the handler into the one the tests play.
 macro_rules! lesson {
     (
         $number:literal, $domain:ident,
         rounds: $rounds:expr, round: $round:expr,
-        schema($migrations:ident): $schema:expr $(,)?
+        schema($migrations:ident): $schema:expr
+        $(, through: $through:path)? $(,)?
     ) => {
         pub const LESSON: $crate::Lesson = $crate::Lesson {
             number: $number,
@@ -41,7 +43,7 @@ macro_rules! lesson {
             handler: H,
             $migrations: &'static str,
         ) -> Vec<$crate::wrong_fix::Failed> {
-            let subject = || $domain::Subject::new($schema, handler.clone());
+            let subject = || $($through)?($domain::Subject::new($schema, handler.clone()));
             $crate::wrong_fix::run_tests(tests(), |test| play_unrecorded(test, subject())).await
         }
     };
