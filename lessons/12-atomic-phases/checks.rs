@@ -1,12 +1,13 @@
 //! Lesson 12's subjects, fault tests, and the checks of its shipped exercise.
 
-use atomic_phases::{Delivery, Handler, Subject, ViolationKind, scenarios, subject};
+use atomic_phases::{Api, Delivery, Subject, ViolationKind, api, subject};
 
 crate::lesson_checks::lesson!(
     "12", atomic_phases,
-    rounds: scenarios::barrier_rounds,
+    rounds: atomic_phases::scenarios::barrier_rounds,
     round: Delivery::round,
     schema(crate_migrations): [atomic_phases::BASE_MIGRATIONS, crate_migrations],
+    through: atomic_phases::api,
 );
 
 /// The crates' folders, for their migrations: the exercise's as shipped (the runner's copy).
@@ -15,12 +16,13 @@ const SOLUTION_DIR: &str = crate::SOLUTION_12_DIR;
 
 /// As shipped: lesson 11's solution, with the charge made at the provider inside its
 /// transaction and under no key of its own.
-pub fn exercise() -> Subject<impl Handler> {
-    subject!(exercise_12, EXERCISE_DIR)
+/// Each is lesson 11's API in front of its handlers, as the tests send it steps.
+pub fn exercise() -> Subject<impl Api> {
+    api(subject!(exercise_12, EXERCISE_DIR))
 }
 
-pub fn solution() -> Subject<impl Handler> {
-    subject!(solution_12, SOLUTION_DIR)
+pub fn solution() -> Subject<impl Api> {
+    api(subject!(solution_12, SOLUTION_DIR))
 }
 
 use crate::{exercise_12, solution_12};
@@ -41,11 +43,7 @@ pub fn is_intended(kind: &ViolationKind) -> bool {
     )
 }
 
-crate::breaking::breakable!(
-    "12",
-    atomic_phases::scenarios::your_steps,
-    atomic_phases::scenarios::your_spec
-);
+crate::breaking::breakable!("12", lesson atomic_phases::Lesson);
 
 #[cfg(test)]
 mod tests {

@@ -11,18 +11,15 @@
 //! - [`Attempt`]: what the handler is given for one request, and the API's [`Clock`];
 //! - [`Http`]: the handler behind lesson 11's API, as the kit's scripts call it;
 //! - [`scenarios`]: the stories, each judged by one rule (judge.rs), worded in [`Violation`];
-//!   the scripted ones specs (`specs/`), listed in `tests.list`, which [`tests!`] turns into the
-//!   test file.
+//!   the scripted ones specs (`specs/`), all of them listed by [`Lesson`], the kit's contract,
+//!   and played against the API in front of the handlers ([`api`]).
 
 mod attempt;
 pub mod by_hand;
 mod charges;
 mod http;
 mod judge;
-/// The tests of `tests.list`, as data for the maintainers' checks, and the `tests!` macro.
-pub mod listed {
-    include!(concat!(env!("OUT_DIR"), "/listed.rs"));
-}
+mod lesson;
 pub mod provider;
 pub mod scenarios;
 mod violation;
@@ -30,6 +27,7 @@ mod violation;
 pub use attempt::{Attempt, Clock, LEASE};
 pub use charges::show_charge;
 pub use http::{Completion, Handler, Handlers, Http, Outcome, Request, Step};
+pub use lesson::{Api, Lesson, api};
 pub use provider::{Behaviour, Charge, ChargeRequest, ProviderClient, ProviderError};
 pub use violation::{Delivery, FailureCause, Violation, ViolationKind};
 

@@ -1,6 +1,6 @@
 //! Lesson 12's stories, each judged by the rule in judge.rs: one charge at the provider, one in
 //! our books, every "not done" answer saying when to come back, and the client's last answer
-//! the payment. The scripted ones are specs (`specs/`, played by `specs.rs`); here are the ones
+//! the payment. The scripted ones are specs (`specs/`, played by `lesson.rs`); here are the ones
 //! data cannot say yet: the provider that hangs up, the slow provider with two clients on one
 //! connection, the provider's key over a longer life (provider_key.rs), and the barrier.
 
@@ -10,23 +10,26 @@ mod specs;
 
 pub use barrier::{BARRIER_ROUNDS, barrier, barrier_rounds};
 pub use provider_key::{key_used_again_after_the_window, longest_key_is_charged};
-pub use specs::{FEED, SHIPPED, spec_test, your_spec, your_steps};
+pub use specs::{FEED, read, your_steps};
+pub(crate) use specs::{again, payments, provider_callers, took_over_a_live_lease};
 
 use chrono::TimeDelta;
 use http_keys::{Answer, Call, ServerError};
 use kit::{Subject, TestDatabase};
 
 use crate::judge::{Books, Payment, verdict};
-use crate::{
-    Behaviour, Clock, Delivery, Handler, Http, LEASE, Outcome, Request, Step, Violation,
-    ViolationKind,
-};
+use crate::{Api, Behaviour, Delivery, LEASE, Outcome, Request, Step, Violation, ViolationKind};
 
 /// The amount every scenario's request asks for.
 const AMOUNT: i64 = 1500;
 
 fn payment() -> Call {
     Call::payment("acme", "k-1", AMOUNT)
+}
+
+/// acme's request, arriving now, to a provider that answers.
+fn payment_now() -> Step {
+    request(Behaviour::Answer, TimeDelta::zero())
 }
 
 /// acme's request, arriving `later` than the API's clock says now, to a provider that behaves
@@ -57,7 +60,7 @@ fn shown(step: &Step) -> String {
     }
 }
 
-fn describe(outcome: &Outcome) -> String {
+pub(crate) fn describe(outcome: &Outcome) -> String {
     match outcome {
         Outcome::Answered(answer) => http_keys::describe_answer(answer),
         Outcome::Completed(Ok(n)) => format!("{n} key(s) completed"),
@@ -67,7 +70,7 @@ fn describe(outcome: &Outcome) -> String {
 
 /// The API's answers among `outcomes`, in the order given; a completer that failed is the
 /// scenario's failure.
-fn answers(
+pub(crate) fn answers(
     outcomes: impl IntoIterator<Item = Outcome>,
 ) -> Result<Vec<Result<Answer, ServerError>>, ViolationKind> {
     let mut answers = Vec::new();
@@ -86,14 +89,7 @@ fn answers(
     Ok(answers)
 }
 
-fn http<H: Handler>(subject: &Subject<H>) -> Http<H> {
-    Http {
-        handler: subject.handler.clone(),
-        clock: Clock::default(),
-    }
-}
-
-async fn prepare<H: Handler>(
+async fn prepare<H: Api>(
     subject: &Subject<H>,
     during: Delivery,
 ) -> Result<TestDatabase, Violation> {
@@ -103,9 +99,9 @@ async fn prepare<H: Handler>(
 }
 
 /// Sends `steps` one after the other, each once the last is done, each on a pool of its own.
-async fn one_by_one<H: Handler>(
+async fn one_by_one<H: Api>(
     db: &TestDatabase,
-    http: &Http<H>,
+    http: &H,
     steps: Vec<Step>,
     during: Delivery,
 ) -> Result<Vec<Outcome>, Violation> {
@@ -118,7 +114,7 @@ async fn one_by_one<H: Handler>(
 }
 
 /// The rule, for acme's `payments` (the books alone, if their answers are left empty).
-async fn judge_books(
+pub(crate) async fn judge_books(
     db: &TestDatabase,
     payments: &[Payment],
     during: Delivery,
@@ -129,7 +125,7 @@ async fn judge_books(
 }
 
 /// The rule, and a pass offers the trace to the chapter.
-async fn judge(
+pub(crate) async fn judge(
     db: &TestDatabase,
     payments: &[Payment],
     during: Delivery,
@@ -161,9 +157,7 @@ async fn judge_outcomes(
 /// The provider charges acme's card and hangs up before answering: acme gets a 503 (the
 /// outcome is not known yet), and sends the request again once the lease has run out, when
 /// the key can be taken over and the provider asked again under the same key.
-pub async fn provider_hangs_up_then_retried<H: Handler>(
-    subject: Subject<H>,
-) -> Result<(), Violation> {
+pub async fn provider_hangs_up_then_retried<H: Api>(subject: Subject<H>) -> Result<(), Violation> {
     let during = Delivery::Story(
         "the provider charged acme's card and hung up before answering, and acme sent its \
          request again once the lease had run out",
@@ -173,7 +167,7 @@ pub async fn provider_hangs_up_then_retried<H: Handler>(
         request(Behaviour::ChargeThenHangUp, TimeDelta::zero()),
         request(Behaviour::Answer, after_lease(1)),
     ];
-    let outcomes = one_by_one(&db, &http(&subject), steps, during).await?;
+    let outcomes = one_by_one(&db, &subject.handler, steps, during).await?;
     judge_outcomes(&db, outcomes, during).await
 }
 // ANCHOR_END: hang_up
@@ -182,9 +176,8 @@ pub async fn provider_hangs_up_then_retried<H: Handler>(
 /// One instance of the API, with one database connection: acme's request waits on a slow
 /// provider (a script holds acme's row there) while globex's request arrives. globex needs
 /// nothing of acme's, and must be answered with its payment before acme's provider answers.
-pub async fn slow_provider_holds_up_no_one<H: Handler>(
-    subject: Subject<H>,
-) -> Result<(), Violation> {
+/// Both requests share the one connection, as one instance of the API shares its pool.
+pub async fn slow_provider_holds_up_no_one<H: Api>(subject: Subject<H>) -> Result<(), Violation> {
     let during = Delivery::Story(
         "acme's request waited on a slow provider while globex's request reached the same \
          instance of the API, which has one database connection (a scripted interleaving)",
@@ -194,28 +187,6 @@ pub async fn slow_provider_holds_up_no_one<H: Handler>(
         .pool_named(1, "api")
         .await
         .map_err(Violation::setup(during))?;
-    let (handlers, clock) = (subject.handler.clone(), Clock::default());
-    let handler = move |pool: sqlx::PgPool, accepted: http_keys::PaymentRequest| {
-        let attempt = crate::Attempt {
-            provider: crate::ProviderClient::new(&pool, Behaviour::Answer),
-            request: accepted,
-            now: clock.now(),
-        };
-        kit::Handler::call(handlers.pay(), pool, attempt)
-    };
-    let serving = http_keys::server::Server::start_on(
-        "127.0.0.1:0",
-        pool.clone(),
-        handler,
-        crate::show_charge,
-    );
-    let server = serving.await.map_err(|e| {
-        Violation::setup(during)(kit::KitError::Provision {
-            what: "the payment API".into(),
-            detail: e.to_string(),
-        })
-    })?;
-    let (client, url) = (reqwest::Client::new(), server.url());
     let mut interleaving = (kit::Interleaving::new(&db).await).map_err(Violation::setup(during))?;
     let holder = (interleaving.session(&db, "holder").await).map_err(Violation::setup(during))?;
     for sql in [
@@ -225,24 +196,21 @@ pub async fn slow_provider_holds_up_no_one<H: Handler>(
         (interleaving.step(&holder, sql).await).map_err(Violation::setup(during))?;
     }
     let acme = {
-        let (client, url) = (client.clone(), url.clone());
-        let call = Call::payment("acme", "k-1", AMOUNT);
-        interleaving.start(
-            "api",
-            &pool,
-            "POST /payments (acme, k-1)",
-            move |_| async move { http_keys::send(&client, &url, &call).await },
-        )
+        let (api, step) = (subject.handler.clone(), payment_now());
+        let shown = "POST /payments (acme, k-1)";
+        interleaving.start("api", &pool, shown, move |pool| async move {
+            answered(kit::Handler::call(&api, pool, step).await)
+        })
     };
     let acme = acme.await.map_err(Violation::setup(during))?;
-    let globex = http_keys::send(&client, &url, &Call::payment("globex", "k-1", AMOUNT)).await;
+    let globex = Step::Request(Request::now(&Call::payment("globex", "k-1", AMOUNT)));
+    let globex = answered(kit::Handler::call(&subject.handler, pool.clone(), globex).await);
     interleaving.note(format!(
         "globex: POST /payments (globex, k-1): {}",
         http_keys::describe_answer(&globex)
     ));
     (interleaving.step(&holder, "COMMIT").await).map_err(Violation::setup(during))?;
     let acme = interleaving.finish(acme, http_keys::describe_answer).await;
-    server.stop().await;
     let acme = acme.map_err(Violation::setup(during))?;
     let caught = Violation::caught(during, Some(interleaving.trace()));
     let refusals = (Books::read(&db).await)
@@ -271,3 +239,11 @@ pub async fn slow_provider_holds_up_no_one<H: Handler>(
     }
 }
 // ANCHOR_END: slow
+
+/// What the API answered a request: a step that is a request is answered, never completed.
+fn answered(outcome: Outcome) -> Result<Answer, ServerError> {
+    match outcome {
+        Outcome::Answered(answer) => answer,
+        Outcome::Completed(done) => unreachable!("a request was completed: {done:?}"),
+    }
+}

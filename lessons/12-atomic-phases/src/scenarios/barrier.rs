@@ -5,7 +5,7 @@ use chrono::TimeDelta;
 use kit::TestDatabase;
 
 use super::{after_lease, judge_outcomes, prepare, request};
-use crate::{Behaviour, Handler, Outcome, Step, Subject, Violation};
+use crate::{Api, Behaviour, Outcome, Step, Subject, Violation};
 
 /// Rounds per barrier test. Each round is one key's whole story (two bursts and a retry), so
 /// they cost more than lesson 11's; a claim that races is caught within the first four rounds
@@ -28,11 +28,11 @@ const CARRYING: &str = "acme's payment under one idempotency key: first while th
 /// `workers` more once that lease has run out (one may take the key over; the others must
 /// not), and one last retry. The provider must charge once, our books hold it once, and the
 /// last answer be the payment. Each round starts from empty books.
-pub async fn barrier<H: Handler>(subject: Subject<H>, workers: usize) -> Result<(), Violation> {
+pub async fn barrier<H: Api>(subject: Subject<H>, workers: usize) -> Result<(), Violation> {
     let rounds = kit::Rounds::new(workers, CARRYING, barrier_rounds(workers));
     let db = prepare(&subject, rounds.set_up()).await?;
     let pool = rounds.pool(&db).await?;
-    let http = super::http(&subject);
+    let http = &subject.handler;
     for during in rounds.each() {
         (empty_books(&db).await).map_err(Violation::setup(during))?;
         let mut outcomes = Vec::new();
@@ -40,10 +40,10 @@ pub async fn barrier<H: Handler>(subject: Subject<H>, workers: usize) -> Result<
             request(Behaviour::ChargeThenHangUp, TimeDelta::zero()),
             request(Behaviour::Answer, after_lease(1)),
         ] {
-            outcomes.extend(together(&http, &pool, workers, step).await);
+            outcomes.extend(together(http, &pool, workers, step).await);
         }
         let last = request(Behaviour::Answer, after_lease(1));
-        outcomes.push(kit::Handler::call(&http, pool.clone(), last).await);
+        outcomes.push(kit::Handler::call(http, pool.clone(), last).await);
         judge_outcomes(&db, outcomes, during).await?;
     }
     Ok(())
@@ -51,8 +51,8 @@ pub async fn barrier<H: Handler>(subject: Subject<H>, workers: usize) -> Result<
 // ANCHOR_END: barrier
 
 /// `workers` copies of `step`, released together by a barrier, on one pool.
-async fn together<H: Handler>(
-    http: &crate::Http<H>,
+async fn together<H: Api>(
+    http: &H,
     pool: &sqlx::PgPool,
     workers: usize,
     step: Step,

@@ -7,9 +7,9 @@ use chrono::{TimeDelta, Utc};
 use http_keys::{Call, KEY_WINDOW, MAX_KEY_CHARS};
 use kit::Common;
 
-use super::{AMOUNT, answers, http, judge_outcomes, one_by_one, prepare};
+use super::{AMOUNT, answers, judge_outcomes, one_by_one, prepare};
 use crate::judge::{Books, verdict_after_the_window};
-use crate::{Delivery, Handler, LEASE, Request, Step, Subject, Violation, ViolationKind};
+use crate::{Api, Delivery, LEASE, Request, Step, Subject, Violation, ViolationKind};
 
 /// `call`, arriving `later` than the API's clock says now, to a provider that answers.
 fn sent(call: &Call, later: TimeDelta) -> Step {
@@ -25,17 +25,15 @@ fn sent(call: &Call, later: TimeDelta) -> Step {
 /// the window is over. It is a new payment: a second charge at the provider, recorded once,
 /// and that is what acme is answered. The provider, like Stripe's v2 API, remembers keys far
 /// longer than our window.
-pub async fn key_used_again_after_the_window<H: Handler>(
-    subject: Subject<H>,
-) -> Result<(), Violation> {
+pub async fn key_used_again_after_the_window<H: Api>(subject: Subject<H>) -> Result<(), Violation> {
     let during = Delivery::Story(
         "acme paid under k-1, our API's expiry job forgot the key once its window was over, and \
          acme then sent a new payment under the same key",
     );
     let db = prepare(&subject, during).await?;
-    let http = http(&subject);
+    let http = &subject.handler;
     let call = Call::payment("acme", "k-1", AMOUNT);
-    let mut outcomes = one_by_one(&db, &http, vec![sent(&call, TimeDelta::zero())], during).await?;
+    let mut outcomes = one_by_one(&db, http, vec![sent(&call, TimeDelta::zero())], during).await?;
     let forget_at = Utc::now() + KEY_WINDOW + TimeDelta::minutes(1);
     let pool = db.pool(1).await.map_err(Violation::setup(during))?;
     if let Err(error) = http_keys::expire_keys(&pool, forget_at).await {
@@ -47,7 +45,7 @@ pub async fn key_used_again_after_the_window<H: Handler>(
         )));
     }
     let again = sent(&call, KEY_WINDOW + TimeDelta::minutes(2));
-    outcomes.extend(one_by_one(&db, &http, vec![again], during).await?);
+    outcomes.extend(one_by_one(&db, http, vec![again], during).await?);
     let answers = answers(outcomes).map_err(Violation::caught(during, None))?;
     let charges = Books::read(&db).await.map_err(Violation::setup(during))?;
     verdict_after_the_window(&charges, &answers).map_err(Violation::caught(during, None))
@@ -58,7 +56,7 @@ pub async fn key_used_again_after_the_window<H: Handler>(
 /// acme's key is as long as our API accepts (255 characters, lesson 11's limit and Stripe's),
 /// and the provider, too, takes keys of at most 255 characters. acme's request, and its retry
 /// after the lease, must end in the payment.
-pub async fn longest_key_is_charged<H: Handler>(subject: Subject<H>) -> Result<(), Violation> {
+pub async fn longest_key_is_charged<H: Api>(subject: Subject<H>) -> Result<(), Violation> {
     let during = Delivery::Story(
         "acme sent its payment under a key of 255 characters, the longest our API accepts, and \
          again once the lease had run out",
@@ -69,7 +67,7 @@ pub async fn longest_key_is_charged<H: Handler>(subject: Subject<H>) -> Result<(
         sent(&call, TimeDelta::zero()),
         sent(&call, LEASE + TimeDelta::seconds(1)),
     ];
-    let outcomes = one_by_one(&db, &http(&subject), steps, during).await?;
+    let outcomes = one_by_one(&db, &subject.handler, steps, during).await?;
     judge_outcomes(&db, outcomes, during).await
 }
 // ANCHOR_END: longest_key

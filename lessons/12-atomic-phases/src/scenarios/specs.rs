@@ -1,27 +1,27 @@
-//! Lesson 12's scripted stories are data, `specs/*.spec`, and this is how every one of them is
-//! played, a student's own included (`cargo workbook break 12`): a fresh database with the API
-//! in front of the handler; the spec's setup; the sessions in its order (the kit's engine), each
-//! request sent over HTTP to a provider that does what its line says, each run of the completer
-//! at the time its line gives; then the rule (`judge.rs`).
+//! Lesson 12's scripted stories are data, `specs/*.spec`: how their steps reach the API and the
+//! completer, which of them, a student's own included (`cargo workbook break 12`), lesson 12's
+//! rule can judge, and what the rule needs to judge a permutation. `lesson.rs` plays and judges
+//! them: a fresh database with the API in front of the handler; the spec's setup; the sessions
+//! in its order (the kit's engine), each request sent over HTTP to a provider that does what
+//! its line says, each run of the completer at the time its line gives; then the rule
+//! (`judge.rs`).
 
 use chrono::TimeDelta;
 use http_keys::{Answer, Call, Field, ServerError};
-use kit::spec::{Run, Spec, SpecError};
-use kit::{Cut, Fault};
+use kit::spec::{Feed, Run, Spec, SpecError};
 use serde_json::{Map, Value};
 
-use super::{describe, http, judge, judge_books, prepare, shown};
+use super::{describe, shown};
 use crate::judge::Payment;
-use crate::{
-    Behaviour, Delivery, Handler, LEASE, Outcome, Request, Step, Subject, Violation, ViolationKind,
-};
+use crate::{Api, Behaviour, Delivery, LEASE, Outcome, Request, Step, Violation, ViolationKind};
 
-kit::lesson_specs!(
-    feed: Step => output Outcome, read: read, shown: shown, describe: describe,
-    check: your_steps,
-    yours: "acme's requests and the completer ran in the order your spec gives (a scripted \
-            interleaving)",
-);
+/// How the specs reach the API and the completer (`deliver {JSON}`, a request or a run of the
+/// completer), how a trace shows each step, and how it shows what the step did.
+pub const FEED: Feed<Step, Outcome> = Feed {
+    read,
+    shown,
+    describe,
+};
 
 const REQUEST: &str =
     r#"{"client": "acme", "key": "k-1", "body": {"amount_cents": 1500, "currency": "eur"}}"#;
@@ -116,7 +116,7 @@ pub fn your_steps(spec: &Spec) -> Result<Vec<Step>, SpecError> {
 /// the key's first request to be paid asked for (or its first request, if none was), with the
 /// answers to every request that asked for the same (the paid ones last: acme keeps a payment
 /// once any answer carried it); a request that asked for something else is one of its `others`.
-fn payments(steps: &[(&str, Step)], outcomes: &[(String, Outcome)]) -> Vec<Payment> {
+pub(crate) fn payments(steps: &[(&str, Step)], outcomes: &[(String, Outcome)]) -> Vec<Payment> {
     let answered = |session: &str| {
         (outcomes.iter()).find_map(|(s, outcome)| match outcome {
             Outcome::Answered(answer) if s == session => Some(answer.clone()),
@@ -161,109 +161,11 @@ fn payments(steps: &[(&str, Step)], outcomes: &[(String, Outcome)]) -> Vec<Payme
     payments
 }
 
-// ANCHOR: play
-/// Plays `permutation` of `spec` against `subject`, then judges it by the rule:
-/// - a run of the completer that finished a key while a request's lease was still live took
-///   that request's key from it;
-/// - a request killed, cancelled or abandoned while it waited on no other request died: only
-///   its claim to have made the payment would be wrong;
-/// - once a request has died and the completer has run, our books must hold the charge before
-///   any retry (many clients never come back);
-/// - a client keeps the payment if any answer carried it; if none did (each said to come back,
-///   or none came), acme sends the request again once every lease has run out;
-/// - then the provider charged once, our books hold that charge, and the last answer is it.
-async fn play<H: Handler>(subject: Subject<H>, run: Run<'_, Delivery>) -> Result<(), Violation> {
-    let (during, spec) = (run.during, run.spec);
-    let steps: Vec<(&str, Step)> = (spec.deliveries().into_iter())
-        .map(|(session, line, json)| {
-            let step = read(json).unwrap_or_else(|e| panic!("line {line}: {e}"));
-            (session, step)
-        })
-        .collect();
-    let db = prepare(&subject, during).await?;
-    run.set_up(&db).await?;
-    let http = http(&subject);
-    let script = (spec.script(&http, FEED.shown, FEED.read)).unwrap_or_else(|e| panic!("{e}"));
-    let order = run.permutation.order();
-    let (mut interleaving, ran) = kit::play(&db, script, &order, describe, during).await?;
-    let callers = (provider_callers(&db).await).map_err(Violation::setup(during))?;
-    if let Some(kind) = took_over_a_live_lease(run, &steps, &ran.outcomes, &callers) {
-        return Err(Violation::caught(during, Some(interleaving.trace()))(kind));
-    }
-    // A request a fault ended while it waited on no other request failed on its own, as if it
-    // died: what it answered is not the client's to act on, unless it claims the payment.
-    let is_a_request = |session: &String| steps.iter().any(|(s, _)| s == session);
-    let mut ended: Vec<&str> = (steps.iter().map(|(session, _)| *session))
-        .filter(|s| ran.killed(s) || ran.abandoned(s) || ran.cancelled(s))
-        .filter(|s| !ran.waited_on_when_cancelled(s).iter().any(is_a_request))
-        .collect();
-    // So did a request whose connection was cut at a COMMIT: it cannot know what committed.
-    // Its payment is a lie only where that COMMIT never reached the server and nothing of its
-    // own committed after; otherwise the books judge it.
-    let cut = (steps.iter().map(|(session, _)| *session)).find(|s| ran.cut(s).is_some());
-    let lost = |s: &&str| ran.cut(s).is_some_and(Cut::loses_the_commit);
-    let lying = cut.filter(|s| lost(s) && !ran.committed_after_cut(s));
-    ended.extend(cut.filter(|s| lying == Some(*s) || !lost(s)));
-    let (gone, outcomes): (Vec<_>, Vec<_>) =
-        (ran.outcomes.into_iter()).partition(|(session, _)| ended.contains(&session.as_str()));
-    let hidden = (gone.into_iter())
-        .filter(|(session, _)| cut != Some(session.as_str()) || lying.is_some())
-        .find_map(|(_, outcome)| match outcome {
-            Outcome::Answered(Ok(answer)) if answer.status == 201 => Some(Box::new(answer)),
-            _ => None,
-        });
-    if hidden.is_some() {
-        let fault = if lying.is_some() {
-            Fault::CommitLost
-        } else {
-            Fault::Cancelled
-        };
-        let trace = interleaving.trace();
-        return Violation::unless_failure_hidden(hidden, fault, during, trace);
-    }
-    let completer = (outcomes.iter()).filter(|(_, o)| matches!(o, Outcome::Completed(_)));
-    let completer: Vec<Outcome> = completer.map(|(_, o)| o.clone()).collect();
-    super::answers(completer.clone())
-        .map_err(Violation::caught(during, Some(interleaving.trace())))?;
-    let mut payments = payments(&steps, &outcomes);
-    if !ended.is_empty() && !completer.is_empty() {
-        let books_alone: Vec<Payment> = (payments.iter())
-            .map(|p| Payment {
-                call: p.call.clone(),
-                answers: Vec::new(),
-                others: Vec::new(),
-            })
-            .collect();
-        judge_books(&db, &books_alone, during, Some(interleaving.trace())).await?;
-    }
-    let several = payments.len() > 1;
-    for payment in &mut payments {
-        let paid = |o: &Result<Answer, ServerError>| matches!(o, Ok(a) if a.status == 201);
-        if payment.answers.iter().any(paid) {
-            continue;
-        }
-        let told = !payment.answers.is_empty();
-        let last = again(&db, &http, &steps, &payment.call, during).await?;
-        let when = if told { " after the lease" } else { "" };
-        let key = if several {
-            format!(" {}", payment.call.key)
-        } else {
-            String::new()
-        };
-        interleaving.note(format!("acme retries{key}{when}: {}", describe(&last)));
-        if let Outcome::Answered(answer) = last {
-            payment.answers.push(answer);
-        }
-    }
-    judge(&db, &payments, during, Some(interleaving.trace())).await
-}
-// ANCHOR_END: play
-
 /// acme's request for `payment`, sent again once every lease has run out and every step's time
 /// has passed, to a provider that answers.
-async fn again<H: Handler>(
+pub(crate) async fn again<H: Api>(
     db: &kit::TestDatabase,
-    http: &crate::Http<H>,
+    http: &H,
     steps: &[(&str, Step)],
     payment: &Call,
     during: Delivery,
@@ -283,7 +185,7 @@ async fn again<H: Handler>(
 }
 
 /// The sessions whose calls reached the provider, by its access log.
-async fn provider_callers(db: &kit::TestDatabase) -> Result<Vec<String>, kit::KitError> {
+pub(crate) async fn provider_callers(db: &kit::TestDatabase) -> Result<Vec<String>, kit::KitError> {
     let session = db.session().await?;
     let rows = (session
         .query("SELECT DISTINCT caller FROM provider.calls", &[])
@@ -295,7 +197,7 @@ async fn provider_callers(db: &kit::TestDatabase) -> Result<Vec<String>, kit::Ki
 /// A run of the completer that finished a key when a request delivered before it still held its
 /// lease, and was working on it (its call reached the provider, one of `callers`): it took the
 /// key from a request that was slow, not dead. A request told to come back held no lease.
-fn took_over_a_live_lease(
+pub(crate) fn took_over_a_live_lease(
     run: Run<'_, Delivery>,
     steps: &[(&str, Step)],
     outcomes: &[(String, Outcome)],
