@@ -93,7 +93,8 @@ pub fn serve(
         ));
     }
     let (package, database) = side(lesson, mine);
-    let mut command = lesson_binary(root, &package, "serve");
+    let building = format!("lesson {}'s API", lesson.number);
+    let mut command = lesson_binary(root, &package, "serve", &building)?;
     command.args(["--database", &database]);
     if fresh {
         command.arg("--fresh");
@@ -107,9 +108,20 @@ pub fn serve(
 }
 
 /// `cargo run` of `package`'s by-hand binary `bin`, on the development database, ready for the
-/// binary's own arguments. The binaries are behind the package's `deliver` feature, so that
-/// `cargo test` does not link them.
-fn lesson_binary(root: &Path, package: &str, bin: &str) -> Command {
+/// binary's own arguments, built first with its progress shown (as `building`). The binaries
+/// are behind the package's `deliver` feature, so that `cargo test` does not link them. A build
+/// that fails is left to the quiet run, which prints cargo's errors as a student expects them.
+fn lesson_binary(root: &Path, package: &str, bin: &str, building: &str) -> Result<Command, String> {
+    let build = [
+        "build",
+        "-p",
+        package,
+        "--features",
+        "deliver",
+        "--bin",
+        bin,
+    ];
+    build_showing_progress(root, &build, building)?;
     let mut command = with_db_dir(cargo(root), root);
     command.args([
         "run",
@@ -122,7 +134,7 @@ fn lesson_binary(root: &Path, package: &str, bin: &str) -> Command {
         bin,
         "--",
     ]);
-    command
+    Ok(command)
 }
 
 /// The package whose handler serves, and the database it writes to: the solution's writes to
@@ -164,7 +176,8 @@ pub fn deliver(
 ) -> Result<ExitCode, String> {
     let lesson = catalog::find(name)?;
     let (package, database) = side(lesson, mine);
-    let mut command = lesson_binary(root, &package, "deliver");
+    let building = format!("lesson {}'s `deliver`", lesson.number);
+    let mut command = lesson_binary(root, &package, "deliver", &building)?;
     command.args(deliver_args(&database, input, fresh)?);
     if input.is_none_or(|path| path == "-") && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
         eprintln!(
@@ -251,34 +264,52 @@ pub fn breaking(root: &Path, name: &str, file: &str) -> Result<ExitCode, String>
     run(command)
 }
 
-/// Builds `workbook-break`, which links every lesson's shipped exercise and solution, and says
-/// so only when cargo has something to compile; what cargo printed is shown if the build fails.
+/// Builds `workbook-break`, which links every lesson's shipped exercise and solution; what
+/// cargo printed is shown if the build fails.
 fn build_the_breaker(root: &Path) -> Result<(), String> {
-    use std::io::BufRead;
-    let mut child = cargo(root)
-        .args(["build", "-p", "workbook-verify", "--bin", "workbook-break"])
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .map_err(cargo_missing)?;
-    let (mut said, mut announced) = (Vec::new(), false);
-    let stderr = child.stderr.take().expect("stderr is piped");
-    for line in std::io::BufReader::new(stderr)
-        .lines()
-        .map_while(Result::ok)
-    {
-        if line.trim_start().starts_with("Compiling ") && !announced {
-            eprintln!("building the shipped exercises and solutions (a minute or so, once) …");
-            announced = true;
-        }
-        said.push(line);
-    }
-    match child.wait().map_err(cargo_missing)?.success() {
+    let build = ["build", "-p", "workbook-verify", "--bin", "workbook-break"];
+    let building = "the shipped exercises and solutions";
+    let (built, said) = build_showing_progress(root, &build, building)?;
+    match built {
         true => Ok(()),
         false => Err(format!(
             "the workbook did not build, so no spec can be played. Cargo said:\n{}",
             said.join("\n")
         )),
     }
+}
+
+/// Runs cargo's `build` (`args`), silent when there is nothing to compile; otherwise it says
+/// what it is building (`building`), and then each crate as cargo starts it, so that a first
+/// build of a minute or more never looks hung. Whether it built, and all cargo said.
+fn build_showing_progress(
+    root: &Path,
+    args: &[&str],
+    building: &str,
+) -> Result<(bool, Vec<String>), String> {
+    use std::io::BufRead;
+    let mut child = cargo(root)
+        .args(args)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(cargo_missing)?;
+    let (mut said, mut compiled) = (Vec::new(), 0);
+    let stderr = child.stderr.take().expect("stderr is piped");
+    for line in std::io::BufReader::new(stderr)
+        .lines()
+        .map_while(Result::ok)
+    {
+        if let Some(crate_) = line.trim_start().strip_prefix("Compiling ") {
+            if compiled == 0 {
+                eprintln!("building {building} …");
+            }
+            compiled += 1;
+            eprintln!("  {compiled:>3} {crate_}");
+        }
+        said.push(line);
+    }
+    let built = child.wait().map_err(cargo_missing)?.success();
+    Ok((built, said))
 }
 
 /// Where a lesson's specs are, from the workspace root: `lessons/FOLDER/specs`, or the specs of
