@@ -12,7 +12,7 @@ use std::future::Future;
 use std::sync::Mutex;
 
 use super::barrier::release_together;
-use super::harness::{Listed, Rust};
+use super::harness::{Listed, Pick, Rust};
 use super::spec::{Barrier, Feed, Permutation, Run, Shipped, Spec, SpecError};
 use super::subject::{Handler, Subject};
 use crate::error::KitError;
@@ -44,6 +44,10 @@ pub trait Lesson: Sized + 'static {
     const YOURS: &'static str;
     /// The scenarios data cannot say yet, played by [`Lesson::play_rust`].
     const RUST: &'static [Rust] = &[];
+    /// The tests, in order, of a lesson that picks them from specs and scenarios it shares with
+    /// other lessons (the order saga's four): each its own permutations, under its own names,
+    /// its own races marked. None, and the lesson plays every test its specs name, then `RUST`.
+    const PICKS: &'static [Pick] = &[];
     /// Whether the lesson judges workers released together (`barrier N workers, R
     /// rounds`), round by round ([`Lesson::judge_released`]); a spec that releases is refused
     /// otherwise.
@@ -135,9 +139,10 @@ pub fn check<L: Lesson>(spec: &Spec) -> Result<(), SpecError> {
     L::check(spec)
 }
 
-/// The lesson's tests, listed once: its specs' `test` lines, then its scenarios in Rust.
+/// The lesson's tests, listed once: its picks, or its specs' `test` lines, then its scenarios
+/// in Rust.
 pub fn listed<L: Lesson>() -> &'static Listed {
-    once::<L, Listed>(|| Listed::new(shipped::<L>(), L::RUST))
+    once::<L, Listed>(|| Listed::new(shipped::<L>(), L::RUST, L::PICKS))
 }
 
 /// The test `test` against `subject`, as `cargo test` plays it.

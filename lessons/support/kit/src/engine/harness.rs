@@ -43,6 +43,69 @@ impl Rust {
     }
 }
 
+/// A test a lesson picks from specs and scenarios it shares with other lessons: the order
+/// saga's four lessons play one crate's specs, each its own permutations, under its own names,
+/// and its own exercise decides which of them are races it loses.
+#[derive(Debug, Clone, Copy)]
+pub enum Pick {
+    /// The permutation of spec `file` whose `test` line says `test`, played as the lesson's test
+    /// `name`; `repeat` when the lesson's shipped exercise loses it.
+    Spec {
+        file: &'static str,
+        test: &'static str,
+        name: &'static str,
+        repeat: bool,
+    },
+    /// A scenario in Rust, played by the lesson's `play_rust`.
+    Rust(Rust),
+}
+
+impl Pick {
+    /// The permutation `test` of spec `file`, under its own name, not repeated.
+    pub const fn spec(file: &'static str, test: &'static str) -> Pick {
+        Pick::Spec {
+            file,
+            test,
+            name: test,
+            repeat: false,
+        }
+    }
+
+    /// The same test, under the lesson's own name for it.
+    pub const fn named(self, name: &'static str) -> Pick {
+        match self {
+            Pick::Spec {
+                file, test, repeat, ..
+            } => Pick::Spec {
+                file,
+                test,
+                name,
+                repeat,
+            },
+            Pick::Rust(rust) => Pick::Rust(Rust { name, ..rust }),
+        }
+    }
+
+    /// The same test, a race or fault the lesson's shipped exercise loses: `cargo repeat`
+    /// counts it.
+    pub const fn repeat(self) -> Pick {
+        match self {
+            Pick::Spec {
+                file, test, name, ..
+            } => Pick::Spec {
+                file,
+                test,
+                name,
+                repeat: true,
+            },
+            Pick::Rust(rust) => Pick::Rust(Rust {
+                repeat: true,
+                ..rust
+            }),
+        }
+    }
+}
+
 /// One test, by the name `cargo test` prints.
 #[derive(Debug, Clone, Copy)]
 pub struct Test {
@@ -79,52 +142,42 @@ pub struct Listed {
 }
 
 impl Listed {
-    pub fn new(shipped: &Shipped, rust: &[Rust]) -> Listed {
-        let mut tests = Vec::new();
-        for (file, spec) in shipped.all() {
-            for permutation in &spec.permutations {
-                let Some(test) = permutation.test.as_deref() else {
-                    continue;
-                };
-                let test: &'static str = Box::leak(test.into());
-                let code = format!("# {file}\n{}", shipped.code(file, test));
-                tests.push(Test {
-                    name: test,
-                    repeat: permutation.exercise_fails(),
-                    // Workers released together race for real only on threads of their own.
-                    multi_thread: permutation.barrier.is_some(),
-                    spec: Some((file, test)),
-                    case: None,
-                    rounds: permutation.barrier.map_or(1, |r| r.rounds),
-                    code: Box::leak(code.into()),
-                });
-            }
-        }
+    /// The tests `picks` names, in its order; or, when it names none, every permutation of the
+    /// shipped specs that names a test (in file order, each repeated when it expects the
+    /// exercise to fail), then the scenarios in Rust.
+    pub fn new(shipped: &Shipped, rust: &[Rust], picks: &[Pick]) -> Listed {
         let folder = shipped.folder();
-        for scenario in rust {
-            let code = format!(
-                "# {folder}: a scenario in Rust, listed by its `kit::Lesson`\n{}",
-                scenario.name
-            );
-            let plain = Test {
-                code: Box::leak(code.into()),
-                name: scenario.name,
-                repeat: scenario.repeat,
-                multi_thread: scenario.multi_thread,
-                spec: None,
-                case: None,
-                rounds: 1,
-            };
-            if scenario.cases.is_empty() {
-                tests.push(plain);
+        let every: Vec<Pick>;
+        let picks = match picks.is_empty() {
+            false => picks,
+            true => {
+                every = every_test(shipped, rust);
+                &every
             }
-            for (n, (case, value)) in scenario.cases.iter().enumerate() {
-                let name = format!("{}::case_{}_{case}", scenario.name, n + 1);
-                tests.push(Test {
-                    name: Box::leak(name.into()),
-                    case: Some(value),
-                    ..plain
-                });
+        };
+        let mut tests = Vec::new();
+        for pick in picks {
+            match *pick {
+                Pick::Spec {
+                    file,
+                    test,
+                    name,
+                    repeat,
+                } => {
+                    let (_, permutation, _) = shipped.test(file, test);
+                    let code = format!("# {file}\n{}", shipped.code(file, test));
+                    tests.push(Test {
+                        name,
+                        repeat,
+                        // Workers released together race for real only on threads of their own.
+                        multi_thread: permutation.barrier.is_some(),
+                        spec: Some((file, test)),
+                        case: None,
+                        rounds: permutation.barrier.map_or(1, |r| r.rounds),
+                        code: Box::leak(code.into()),
+                    });
+                }
+                Pick::Rust(scenario) => rust_tests(folder, scenario, &mut tests),
             }
         }
         let mut repeat: Vec<&'static str> = (tests.iter().filter(|t| t.repeat))
@@ -161,6 +214,53 @@ impl Listed {
         let value = self.test(name).case;
         (value.and_then(|v| v.parse().ok()))
             .unwrap_or_else(|| panic!("{}: {name} has no case value it can read", self.folder))
+    }
+}
+
+/// Every permutation of the shipped specs that names a test, then the scenarios in Rust.
+fn every_test(shipped: &Shipped, rust: &[Rust]) -> Vec<Pick> {
+    let mut every = Vec::new();
+    for (file, spec) in shipped.all() {
+        for permutation in &spec.permutations {
+            let Some(test) = permutation.test.as_deref() else {
+                continue;
+            };
+            let pick = Pick::spec(file, Box::leak(test.into()));
+            every.push(match permutation.exercise_fails() {
+                true => pick.repeat(),
+                false => pick,
+            });
+        }
+    }
+    every.extend(rust.iter().map(|&scenario| Pick::Rust(scenario)));
+    every
+}
+
+/// A scenario in Rust's test, or one test for each of its cases.
+fn rust_tests(folder: &str, scenario: Rust, tests: &mut Vec<Test>) {
+    let code = format!(
+        "# {folder}: a scenario in Rust, listed by its `kit::Lesson`\n{}",
+        scenario.name
+    );
+    let plain = Test {
+        code: Box::leak(code.into()),
+        name: scenario.name,
+        repeat: scenario.repeat,
+        multi_thread: scenario.multi_thread,
+        spec: None,
+        case: None,
+        rounds: 1,
+    };
+    if scenario.cases.is_empty() {
+        tests.push(plain);
+    }
+    for (n, (case, value)) in scenario.cases.iter().enumerate() {
+        let name = format!("{}::case_{}_{case}", scenario.name, n + 1);
+        tests.push(Test {
+            name: Box::leak(name.into()),
+            case: Some(value),
+            ..plain
+        });
     }
 }
 

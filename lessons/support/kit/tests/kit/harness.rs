@@ -2,7 +2,7 @@
 //! scenarios in Rust, a scenario with cases once per case; what `cargo repeat` counts, and what
 //! each test plays.
 
-use kit::harness::{Listed, Rust};
+use kit::harness::{Listed, Pick, Rust};
 use kit::spec::Shipped;
 
 const RACE: &str = "session s1\nstep a { SELECT 1 }\nsession s2\nstep b { SELECT 2 }\n\
@@ -21,7 +21,7 @@ fn a_lessons_tests_are_its_permutations_then_its_scenarios_with_their_cases() {
             cases: &[("two", "2"), ("eight", "8")],
         },
     ];
-    let listed = Listed::new(&shipped, &rust);
+    let listed = Listed::new(&shipped, &rust, &[]);
     assert_eq!(
         listed.names,
         [
@@ -53,9 +53,39 @@ fn a_lessons_tests_are_its_permutations_then_its_scenarios_with_their_cases() {
     assert!(listed.test("barrier::case_1_two").multi_thread);
 }
 
+/// A lesson that shares its specs (the order saga's four) plays only what it picks, in its
+/// order, under its names, its own races marked: the spec's `expect exercise` belongs to
+/// whichever lesson wrote it, not to this one.
+#[test]
+fn a_lesson_that_picks_plays_its_picks_in_its_order_under_its_names() {
+    let shipped = Shipped::parse("lessons/99-x", &[("race.spec", RACE)], |_| Ok(()));
+    let picks = [
+        Pick::Rust(Rust::once("sequential")),
+        Pick::spec("race.spec", "the_other_order")
+            .named("its_own_name")
+            .repeat(),
+        Pick::spec("race.spec", "a_race"),
+    ];
+    let listed = Listed::new(&shipped, &[], &picks);
+    assert_eq!(listed.names, ["sequential", "its_own_name", "a_race"]);
+    assert_eq!(listed.repeat, ["its_own_name"]);
+    // Played by the permutation's own test line, whatever the lesson calls it.
+    assert_eq!(
+        listed.specs,
+        [("race.spec", "the_other_order"), ("race.spec", "a_race")]
+    );
+}
+
+#[test]
+#[should_panic(expected = "lessons/99-x/specs/race.spec has no test gone")]
+fn a_pick_of_a_test_no_spec_names_is_named_in_the_panic() {
+    let shipped = Shipped::parse("lessons/99-x", &[("race.spec", RACE)], |_| Ok(()));
+    Listed::new(&shipped, &[], &[Pick::spec("race.spec", "gone")]);
+}
+
 #[test]
 #[should_panic(expected = "lessons/99-x lists no test gone")]
 fn a_test_the_lesson_does_not_list_is_named_in_the_panic() {
     let shipped = Shipped::parse("lessons/99-x", &[("race.spec", RACE)], |_| Ok(()));
-    Listed::new(&shipped, &[]).test("gone");
+    Listed::new(&shipped, &[], &[]).test("gone");
 }
