@@ -4,7 +4,7 @@ use order_saga::ViolationKind;
 
 // LESSON, the subjects, the tests as data, BREAK, probes and suite, as every saga lesson's checks
 // write them. The exercise, as shipped: a pre-check decides, and the insert's answer is ignored.
-crate::saga::lesson!("02", exercise_02, solution_02);
+crate::saga::lesson!("02", 2, exercise_02, solution_02);
 
 /// One event, announced more than once.
 pub fn is_intended(kind: &ViolationKind) -> bool {

@@ -5,7 +5,7 @@ use order_saga::ViolationKind;
 // LESSON, the subjects, the tests as data, BREAK, probes and suite, as every saga lesson's checks
 // write them. The exercise, as shipped: the event is claimed and committed on its own, then
 // applied.
-crate::saga::lesson!("03", exercise_03, solution_03);
+crate::saga::lesson!("03", 3, exercise_03, solution_03);
 
 /// The record outlives the effect: an event lost, or given up on before it was applied.
 pub fn is_intended(kind: &ViolationKind) -> bool {

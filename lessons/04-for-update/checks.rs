@@ -9,7 +9,7 @@ use sqlx::PgPool;
 
 // LESSON, the subjects, the tests as data, BREAK, probes and suite, as every saga lesson's checks
 // write them. The exercise, as shipped: both guards, but the status is read without a lock.
-crate::saga::lesson!("04", exercise_04, solution_04);
+crate::saga::lesson!("04", 4, exercise_04, solution_04);
 
 /// Guard 1 alone: lesson 03's solution, which never looks at the order's status.
 pub fn dedupe_only() -> Subject<impl Handler> {

@@ -5,7 +5,7 @@ use order_saga::ViolationKind;
 // LESSON, the subjects, the tests as data, BREAK, probes and suite, as every saga lesson's checks
 // write them. The exercise, as shipped: the status change commits, then the outbox row is written
 // on its own.
-crate::saga::lesson!("05", exercise_05, solution_05);
+crate::saga::lesson!("05", 5, exercise_05, solution_05);
 
 /// A resolved order nobody is told about.
 pub fn is_intended(kind: &ViolationKind) -> bool {

@@ -8,8 +8,8 @@
 //!
 //! - [`PaymentEvent`] and [`Outcome`]: what a handler receives and what it reports;
 //! - [`apply_to_order`] and [`enqueue`]: the effect, given, so that handlers are about guards;
-//! - [`scenarios`]: the tests, each a story from the book, the scripted ones specs (`specs/`),
-//!   each lesson's listed in its `tests.list`, which [`tests!`] turns into its test file;
+//! - [`scenarios`]: the tests, each a story from the book, the scripted ones specs (`specs/`);
+//!   [`Lesson`], the kit's contract, plays them, each lesson `Lesson<N>` the ones it picks;
 //! - [`Violation`]: what a scenario caught, worded to teach;
 //! - [`deliver`]: events typed or piped in by hand (`cargo workbook deliver 05`).
 
@@ -17,18 +17,16 @@ pub mod by_hand;
 mod effect;
 mod event;
 mod judge;
+mod lesson;
 mod orders;
+mod picks;
 pub mod scenarios;
-/// Each lesson's tests (`lessons/0N-…/tests.list`), as data for the maintainers' checks, and
-/// the `tests!` macro its exercise and solution run.
-pub mod listed {
-    include!(concat!(env!("OUT_DIR"), "/listed.rs"));
-}
 mod subject;
 mod violation;
 
 pub use effect::{OrderEvent, apply_to_order, enqueue};
 pub use event::{EventError, Outcome, PaymentEvent, PaymentResult};
+pub use lesson::Lesson;
 pub use scenarios::Mix;
 pub use subject::{Handler, Subject};
 pub use violation::{Delivery, FailureCause, Violation, ViolationKind};

@@ -5,7 +5,7 @@ use kit::{KitError, TestDatabase};
 
 use crate::PaymentEvent;
 
-pub(crate) struct Orders {
+pub struct Orders {
     client: tokio_postgres::Client,
 }
 

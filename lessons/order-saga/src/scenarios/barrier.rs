@@ -102,28 +102,3 @@ pub async fn barrier<H: Handler>(
     Ok(())
 }
 // ANCHOR_END: barrier
-
-/// The barrier as each lesson's list names it (`tests.list` passes the workers alone): every
-/// worker with the same event (guard 1's race, lessons 02 and 03).
-pub async fn barrier_of_duplicates<H: Handler>(
-    subject: Subject<H>,
-    workers: usize,
-) -> Result<(), Violation> {
-    barrier(subject, Mix::SameEvent, workers).await
-}
-
-/// Every worker with a verdict of its own, no duplicate ids (guard 2's race, lesson 04).
-pub async fn barrier_of_contradictions<H: Handler>(
-    subject: Subject<H>,
-    workers: usize,
-) -> Result<(), Violation> {
-    barrier(subject, Mix::Contradicting, workers).await
-}
-
-/// Duplicates and contradictions at once (every guard, lesson 05).
-pub async fn barrier_of_both<H: Handler>(
-    subject: Subject<H>,
-    workers: usize,
-) -> Result<(), Violation> {
-    barrier(subject, Mix::Mixed, workers).await
-}

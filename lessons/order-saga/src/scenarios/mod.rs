@@ -1,24 +1,21 @@
 //! The saga lessons' tests, each one a story from chapters 2 to 5. Every scenario takes the
 //! subject (a handler and its schema), builds a fresh database, places an order, delivers
 //! payment results, and judges what the order, the outbox and processed_events show. The
-//! scripted races and faults are specs (`specs/`, played by `specs.rs`); what data cannot say
-//! yet is Rust, here.
+//! scripted races and faults are specs (`specs/`, read by `specs.rs` and played by
+//! `lesson.rs`); what data cannot say yet is Rust, here.
 
 mod barrier;
 mod neighbours;
 mod sequential;
 mod specs;
 
-pub use barrier::{
-    BARRIER_ROUNDS, Mix, barrier, barrier_of_both, barrier_of_contradictions,
-    barrier_of_duplicates, barrier_rounds,
-};
+pub use barrier::{BARRIER_ROUNDS, Mix, barrier, barrier_rounds};
 pub use neighbours::instalments_race_for_one_order;
 pub use sequential::{
     event_for_an_unknown_order, late_failure_after_confirmation, redelivered_after_commit,
     redelivered_instalment,
 };
-pub use specs::{SHIPPED, spec_test, your_orders, your_spec};
+pub use specs::{FEED, your_orders};
 
 use kit::{TestDatabase, Trace};
 
@@ -98,7 +95,7 @@ fn describe(outcome: &Result<Outcome, sqlx::Error>) -> String {
 
 /// Right result, wrong reason: a delivery may only give up on its event once the delivery it
 /// raced has ended its transaction, since until then nobody knows what that one will commit.
-fn gave_up_without_waiting(
+pub(crate) fn gave_up_without_waiting(
     waited: bool,
     outcome: &Result<Outcome, sqlx::Error>,
     during: Delivery,

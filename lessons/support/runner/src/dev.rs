@@ -226,9 +226,9 @@ fn deliver_args(database: &str, input: Option<&str>, fresh: bool) -> Result<Vec<
 pub fn breaking(root: &Path, name: &str, file: &str) -> Result<ExitCode, String> {
     let lesson = catalog::find(name)?;
     // A lesson `break` plays ships a starting spec, your-turn.spec, in its specs/ folder: its own,
-    // or that of the crate it shares with other lessons (its tests.list says `crate
-    // order-saga`). The others' scenarios are code, or their rule cannot judge a student's spec.
-    let specs = specs_folder(root, lesson.folder);
+    // or that of the crate it shares with other lessons (its `domain`: lessons 02 to 05 share
+    // the order saga's). The others' rule cannot judge a student's spec.
+    let specs = format!("lessons/{}/specs", lesson.domain);
     if !root.join(&specs).join("your-turn.spec").is_file() {
         return Err(format!(
             "`break` does not play lesson {}'s races yet: the lessons it plays each ship a spec \
@@ -310,19 +310,6 @@ fn build_showing_progress(
     }
     let built = child.wait().map_err(cargo_missing)?.success();
     Ok((built, said))
-}
-
-/// Where a lesson's specs are, from the workspace root: `lessons/FOLDER/specs`, or the specs of
-/// the crate its `tests.list` names (`crate order-saga`: lessons 02 to 05 share theirs).
-fn specs_folder(root: &Path, folder: &str) -> String {
-    let list = std::fs::read_to_string(root.join("lessons").join(folder).join("tests.list"));
-    let shared = (list.unwrap_or_default().lines()).find_map(|line| {
-        line.trim()
-            .strip_prefix("crate ")
-            .map(str::trim)
-            .map(String::from)
-    });
-    format!("lessons/{}/specs", shared.as_deref().unwrap_or(folder))
 }
 
 #[cfg(test)]

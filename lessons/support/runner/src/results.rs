@@ -74,8 +74,8 @@ pub struct TestResult {
     pub message: Option<String>,
     /// Anything else it printed; these tests print nothing but their failure.
     pub output: Option<String>,
-    /// What the test plays: its spec (the sessions, and its permutation), or its line of the
-    /// lesson's `tests.list` for a scenario written in Rust.
+    /// What the test plays: its spec (the sessions, and its permutation), or where its
+    /// scenario in Rust is listed.
     pub test_code: String,
     /// The violation it failed with, as the test made it (`null` when it failed otherwise: a
     /// panic, a deadline).
@@ -96,7 +96,7 @@ pub fn run(
         .map(|(name, path)| (*name, path.to_str().unwrap_or_default()))
         .collect();
     let finished = tests_run::supervised(root, package, extra, &shown)?;
-    let results = of(root, lesson, &finished, &env[0].1);
+    let results = of(lesson, &finished, &env[0].1);
     Ok((results, tests_run::verdict_of(&finished)))
 }
 
@@ -127,7 +127,7 @@ pub fn environment(root: &Path, lesson: &Lesson) -> Result<Vec<(&'static str, Pa
 }
 
 /// The results of `finished`, a run of `lesson`'s tests with [`environment`].
-pub fn of(root: &Path, lesson: &'static Lesson, finished: &Finished, verdicts: &Path) -> Results {
+pub fn of(lesson: &'static Lesson, finished: &Finished, verdicts: &Path) -> Results {
     let verdict = tests_run::verdict_of(finished);
     let stdout = String::from_utf8_lossy(&finished.output.stdout);
     let stderr = String::from_utf8_lossy(&finished.output.stderr);
@@ -135,7 +135,7 @@ pub fn of(root: &Path, lesson: &'static Lesson, finished: &Finished, verdicts: &
         Verdict::Failing(failures) => failures.clone(),
         _ => Vec::new(),
     };
-    let code = TestCode::read(root, lesson, verdicts);
+    let code = TestCode::read(verdicts);
     let mut tests: Vec<TestResult> = finished_tests(&stdout)
         .into_iter()
         .map(|(name, passed)| {
@@ -249,17 +249,13 @@ fn violation(verdicts: &Path, test: &str) -> Option<Value> {
     serde_json::from_str(&text).ok()
 }
 
-/// Where each test of a lesson comes from: what the lesson's harness wrote of each test
-/// (`+listed.json`), or, for a lesson not on it yet, its `tests.list` and the specs it names.
-struct TestCode {
-    /// Each test's code, as the harness listed it.
-    listed: Option<Vec<(String, String)>>,
-    list: String,
-    specs: Vec<(PathBuf, String)>,
-}
+/// What each test of a lesson plays, as the lesson's harness wrote it (`+listed.json`) where
+/// the verdicts are: its spec's sessions and permutation, or where its scenario in Rust is
+/// listed. A test the list does not name (a run that never started) is shown by its name.
+struct TestCode(Vec<(String, String)>);
 
 impl TestCode {
-    fn read(root: &Path, lesson: &Lesson, verdicts: &Path) -> TestCode {
+    fn read(verdicts: &Path) -> TestCode {
         let listed = std::fs::read_to_string(verdicts.join("+listed.json")).ok();
         let listed = listed.and_then(|text| serde_json::from_str::<Value>(&text).ok());
         let listed = listed.map(|json| {
@@ -268,81 +264,14 @@ impl TestCode {
                 .filter_map(|(name, code)| Some((name?.to_string(), code?.to_string())))
                 .collect()
         });
-        let dir = lesson.lesson_dir(root);
-        let list = std::fs::read_to_string(dir.join("tests.list")).unwrap_or_default();
-        // Lessons 02 to 05 share the order saga's specs.
-        let folders = [dir.join("specs"), root.join("lessons/order-saga/specs")];
-        let mut specs = Vec::new();
-        for folder in folders {
-            let Ok(entries) = std::fs::read_dir(&folder) else {
-                continue;
-            };
-            let mut files: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-            files.sort();
-            for file in files
-                .into_iter()
-                .filter(|f| f.extension().is_some_and(|e| e == "spec"))
-            {
-                if let Ok(text) = std::fs::read_to_string(&file) {
-                    specs.push((file, text));
-                }
-            }
-        }
-        TestCode {
-            listed,
-            list,
-            specs,
-        }
+        TestCode(listed.unwrap_or_default())
     }
 
-    /// The code of the test `name` (a case of a test, `name::case_1…`, is its test's).
+    /// The code of the test `name`.
     fn of(&self, name: &str) -> String {
-        if let Some(listed) = &self.listed {
-            let code = listed.iter().find(|(test, _)| test == name);
-            return code.map_or_else(|| name.to_string(), |(_, code)| code.clone());
-        }
-        let base = name.split("::").next().unwrap_or(name);
-        let words = |line: &str| line.split_whitespace().any(|w| w == base);
-        // A spec test renamed in the list (`spec FILE TEST as NAME`) plays TEST.
-        let listed = (self.list.lines()).find(|l| !l.starts_with('#') && words(l));
-        let played = match listed.map(|l| l.split_whitespace().collect::<Vec<_>>()) {
-            Some(w) if w.first() == Some(&"rust") => return listed.unwrap_or_default().to_string(),
-            Some(w) if w.first() == Some(&"spec") && w.len() > 2 => w[2].to_string(),
-            _ => base.to_string(),
-        };
-        for (file, text) in &self.specs {
-            if let Some(code) = spec_test(text, &played) {
-                let shown = file
-                    .file_name()
-                    .map(|f| f.to_string_lossy())
-                    .unwrap_or_default();
-                return format!("# {shown}\n{code}");
-            }
-        }
-        listed.unwrap_or(base).to_string()
+        let code = self.0.iter().find(|(test, _)| test == name);
+        code.map_or_else(|| name.to_string(), |(_, code)| code.clone())
     }
-}
-
-/// The sessions of a spec and the permutation whose `test` is `test`, without comments.
-fn spec_test(text: &str, test: &str) -> Option<String> {
-    let lines: Vec<&str> = text
-        .lines()
-        .filter(|l| !l.trim_start().starts_with('#'))
-        .collect();
-    let named = lines
-        .iter()
-        .position(|l| l.split_whitespace().collect::<Vec<_>>() == ["test", test])?;
-    let starts = lines[..named]
-        .iter()
-        .rposition(|l| l.starts_with("permutation"))?;
-    let ends = (lines[named..].iter())
-        .position(|l| l.starts_with("permutation"))
-        .map_or(lines.len(), |n| named + n);
-    let sessions_end = lines.iter().position(|l| l.starts_with("permutation"))?;
-    let mut code: Vec<&str> = lines[..sessions_end].to_vec();
-    code.extend(&lines[starts..ends]);
-    let code = code.join("\n");
-    Some(code.trim().to_string())
 }
 
 #[cfg(test)]
@@ -393,13 +322,7 @@ mod tests {
             },
             stalled: None,
         };
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
-        let results = of(
-            &root,
-            &crate::catalog::LESSONS[0],
-            &finished,
-            verdicts.path(),
-        );
+        let results = of(&crate::catalog::LESSONS[0], &finished, verdicts.path());
         assert_eq!(results.status, Status::Error);
         let said: Vec<(&str, Status, Option<&str>)> = (results.tests.iter())
             .map(|t| (t.name.as_str(), t.status, t.message.as_deref()))
@@ -422,19 +345,5 @@ mod tests {
             said[3].2.unwrap().contains("did not finish within 5 s"),
             "{said:?}"
         );
-    }
-
-    #[test]
-    fn a_spec_tests_code_is_its_sessions_and_its_permutation() {
-        let spec = "# why\nsession s\nstep a { SELECT 1 }\n\npermutation a\ntest first\n\
-                    expect solution holds\n\npermutation a a2\ntest second\nexpect exercise X\n";
-        let code = spec_test(spec, "second").unwrap();
-        assert!(code.starts_with("session s\nstep a { SELECT 1 }"), "{code}");
-        assert!(
-            code.ends_with("permutation a a2\ntest second\nexpect exercise X"),
-            "{code}"
-        );
-        assert!(!code.contains("first"), "{code}");
-        assert!(!code.contains("# why"), "{code}");
     }
 }

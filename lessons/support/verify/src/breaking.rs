@@ -95,24 +95,16 @@ pub struct Breakable {
 /// What a lesson's `play` returns: one side's play of one permutation, to be awaited.
 pub type Showing<'a> = Pin<Box<dyn Future<Output = Showed> + 'a>>;
 
-/// A lesson's `BREAK` entry, in its `checks.rs`: `$check` reads a spec for what the lesson can
-/// judge, `$your_spec` plays one permutation; the module's own `exercise()`, `solution()` and
-/// `is_intended` give the sides and the lesson's reason.
+/// A lesson's `BREAK` entry, in its `checks.rs`: its contract (`$lesson`) reads a spec for what
+/// the lesson can judge and plays one permutation; the module's own `exercise()`, `solution()`
+/// and `is_intended` give the sides and the lesson's reason.
 macro_rules! breakable {
-    // A lesson on the kit's contract: its check, and the kit's play of a student's spec.
     ($number:literal, lesson $lesson:path) => {
-        $crate::breaking::breakable!(
-            $number,
-            kit::contract::check::<$lesson>,
-            kit::contract::your_spec::<$lesson, _>
-        );
-    };
-    ($number:literal, $check:expr, $your_spec:expr) => {
         /// `cargo workbook break`: a spec of the student's own, checked for what this lesson
         /// can judge, then played against either side.
         pub const BREAK: $crate::breaking::Breakable = $crate::breaking::Breakable {
             number: $number,
-            check: |spec| $check(spec).map(drop),
+            check: kit::contract::check::<$lesson>,
             play: play_yours,
         };
 
@@ -126,10 +118,18 @@ macro_rules! breakable {
                 let permutation = &spec.permutations[at];
                 match side {
                     kit::spec::Side::Exercise => {
-                        show($your_spec(exercise(), spec, permutation), is_intended).await
+                        show(
+                            kit::contract::your_spec::<$lesson, _>(exercise(), spec, permutation),
+                            is_intended,
+                        )
+                        .await
                     }
                     kit::spec::Side::Solution => {
-                        show($your_spec(solution(), spec, permutation), is_intended).await
+                        show(
+                            kit::contract::your_spec::<$lesson, _>(solution(), spec, permutation),
+                            is_intended,
+                        )
+                        .await
                     }
                 }
             })

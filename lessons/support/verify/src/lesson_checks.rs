@@ -19,6 +19,7 @@ macro_rules! lesson {
         pub const LESSON: $crate::Lesson = $crate::Lesson {
             number: $number,
             tests,
+            spec_of,
             probes,
         };
 

@@ -44,6 +44,9 @@ pub struct Lesson {
     /// Every test of the lesson, by the name `cargo test` prints (a parametrised test once per
     /// case), in its list's order: what the book's counts of tests are checked against.
     pub tests: fn() -> &'static [&'static str],
+    /// The shipped permutation a test plays, if a spec plays it: the spec's file, and the test
+    /// its `test` line names.
+    pub spec_of: fn(&str) -> Option<(&'static str, &'static str)>,
     /// The lesson's race and fault tests, as `cargo repeat` runs them.
     pub probes: fn() -> Vec<probe::Probe>,
 }

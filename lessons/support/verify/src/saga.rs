@@ -14,7 +14,7 @@ pub fn subject<H: Handler>(handler: &H) -> Subject<H> {
 /// (`lesson_checks::lesson!`). The lesson keeps what is its own: `is_intended` (its reason) and
 /// its tests.
 macro_rules! lesson {
-    ($number:literal, $exercise:ident, $solution:ident) => {
+    ($number:literal, $n:literal, $exercise:ident, $solution:ident) => {
         $crate::lesson_checks::lesson!(
             $number, order_saga,
             rounds: order_saga::scenarios::barrier_rounds, round: order_saga::Delivery::round,
@@ -30,11 +30,7 @@ macro_rules! lesson {
             order_saga::subject!(crate::$solution::apply_payment_result)
         }
 
-        $crate::breaking::breakable!(
-            $number,
-            order_saga::scenarios::your_orders,
-            order_saga::scenarios::your_spec
-        );
+        $crate::breaking::breakable!($number, lesson order_saga::Lesson<$n>);
     };
 }
 pub(crate) use lesson;

@@ -11,12 +11,13 @@ include!(concat!(env!("OUT_DIR"), "/wrong_fix_tests.rs"));
 #[tokio::test]
 async fn lesson_04_for_share_deadlocks_past_a_reader() -> Result<(), verify::wrong_fix::Complaint> {
     use kit::Common;
-    use order_saga::{FailureCause, ViolationKind, listed};
+    use order_saga::{FailureCause, Lesson, ViolationKind};
     let for_share = |pool: sqlx::PgPool, event| async move {
         lesson_04::for_share::apply_payment_result(&pool, &event).await
     };
     let past_a_reader = "contradicting_events_racing_past_a_reader_resolve_it_once";
-    let result = listed::lesson_04::play(past_a_reader, verify::saga::subject(&for_share)).await;
+    let subject = verify::saga::subject(&for_share);
+    let result = kit::contract::play::<Lesson<4>, _>(past_a_reader, subject).await;
     match result {
         Err(violation)
             if matches!(

@@ -155,7 +155,7 @@ impl Runs<'_> {
         vars.push(("CARGO_INCREMENTAL", "0"));
         let package = lesson.exercise_package();
         match tests_run::supervised(self.work, &package, &[], &vars) {
-            Ok(finished) => outcome_of(&results::of(self.work, lesson, &finished, &verdicts)),
+            Ok(finished) => outcome_of(&results::of(lesson, &finished, &verdicts)),
             Err(why) => Outcome::NotJudged(why),
         }
     }

@@ -798,7 +798,7 @@ fn break_it_yourself_asks_for_a_race_the_chapter_has_not_shown() {
                 ));
                 continue;
             }
-            let Some(spec_test) = spec_test_of(&root, lesson, test) else {
+            let Some(spec_test) = spec_test_of(lesson, test) else {
                 problems.push(format!(
                     "{}: its answer {test} is played by no spec of the lesson, and `break` \
                      plays specs",
@@ -840,31 +840,11 @@ fn failing_tests(root: &Path, lesson: &catalog::Lesson) -> BTreeSet<String> {
 }
 
 /// The name the spec's `test` line gives the permutation that plays the lesson's `test`: its own
-/// name, or, in a lesson whose list plays another folder's specs (`spec FILE TEST as NAME`),
-/// the name there. None when no spec of the lesson plays it.
-fn spec_test_of(root: &Path, lesson: &catalog::Lesson, test: &str) -> Option<String> {
-    let list = std::fs::read_to_string(root.join("lessons").join(lesson.folder).join("tests.list"))
-        .unwrap_or_default();
-    let renamed = list.lines().find_map(|line| {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        match words.as_slice() {
-            ["spec", _, spec_test, "as", name, ..] if *name == test => Some(spec_test.to_string()),
-            ["spec", _, spec_test, ..] if *spec_test == test => Some(test.to_string()),
-            _ => None,
-        }
-    });
-    let name = renamed.unwrap_or_else(|| test.to_string());
-    let home = if lesson.domain.is_empty() {
-        lesson.folder
-    } else {
-        lesson.domain
-    };
-    let specs = std::fs::read_dir(root.join("lessons").join(home).join("specs")).ok()?;
-    let played = specs.flatten().any(|spec| {
-        std::fs::read_to_string(spec.path())
-            .is_ok_and(|text| text.lines().any(|l| l.trim() == format!("test {name}")))
-    });
-    played.then_some(name)
+/// name, or, where the lesson picks a shared spec's permutation under a name of its own, the
+/// name there. None when no spec of the lesson plays it.
+fn spec_test_of(lesson: &catalog::Lesson, test: &str) -> Option<String> {
+    let checks = verify::Lesson::find(lesson.number).ok()?;
+    (checks.spec_of)(test).map(|(_, spec_test)| spec_test.to_string())
 }
 
 /// Whether `line` of a chapter shows the race of `test` (`spec_test` in its spec): includes its

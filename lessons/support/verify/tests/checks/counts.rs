@@ -11,7 +11,7 @@
 //! ```
 //!
 //! - `all`: every test of the lesson, a parametrised test once per case (the lesson's test list,
-//!   as `verify::Lesson::tests` has it from `tests.list` and the specs);
+//!   as `verify::Lesson::tests` has it from the lesson's contract);
 //! - `failing`: the tests its shipped exercise fails, as `check-output.txt` names them (CI's
 //!   `.ci/check-output` holds that file to what `cargo workbook check` prints);
 //! - `passing`: the rest;
