@@ -701,7 +701,7 @@ pub mod played;
 mod script;
 mod shipped;
 pub use played::{Feed, Hidden, Played, Run};
-pub use shipped::{Shipped, lesson_named};
+pub use shipped::Shipped;
 
 #[cfg(test)]
 mod tests;

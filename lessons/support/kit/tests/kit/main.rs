@@ -1,8 +1,7 @@
 //! The kit's promises, checked for real: a server found or started, a database per test,
 //! barriers, a deadline for a test that never ends, and nothing left behind by a test process
 //! that dies; the engine's isolation tester against PostgreSQL's own; the harness's list of a
-//! lesson's tests; and the reader of a lesson's `tests.list`, which the build scripts share. One test
-//! binary, not six: each links the whole database stack.
+//! lesson's tests. One test binary, not six: each links the whole database stack.
 
 mod abandon;
 mod barrier;
@@ -17,7 +16,6 @@ mod isolation_tester;
 mod pause;
 mod session_step;
 mod statements;
-mod tests_list;
 
 /// A database with account 1 at zero and an empty `claims` table, and a session of the test's
 /// own on it: what the abandon and cut tests credit and claim.
